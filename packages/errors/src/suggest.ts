@@ -1,0 +1,18 @@
+import { distance } from "fastest-levenshtein";
+
+/**
+ * The candidates closest to `input`, best first, at most `limit` of them: names that contain the
+ * input (or are contained in it) come first, then by edit distance, case-insensitively.
+ * Used for hints such as "No note 'grocries'. Closest titles: groceries".
+ */
+export function closestMatches(input: string, candidates: Iterable<string>, limit = 5): string[] {
+  const needle = input.toLowerCase();
+  const scored: Array<{ name: string; score: number }> = [];
+  for (const name of new Set(candidates)) {
+    const hay = name.toLowerCase();
+    const contained = needle.length > 0 && (hay.includes(needle) || needle.includes(hay));
+    scored.push({ name, score: distance(needle, hay) - (contained ? 1000 : 0) });
+  }
+  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
+  return scored.slice(0, Math.max(0, limit)).map((s) => s.name);
+}
