@@ -4,21 +4,21 @@ import { type ErrorLogger, newErrorRef, stderrErrorLogger } from "./logger.js";
 import type { TextContent } from "./results.js";
 
 /** Why one item of a batch failed (C11). */
-export interface BatchFailure {
+export type BatchFailure = {
   id: string;
   /** An error code, or a domain reason such as `archived`. */
   reason: ErrorCode | (string & {});
   message: string;
   retryable: boolean;
-}
+};
 
 /** The structured result of a tool over many items (C11). */
-export interface BatchResult<T> {
+export type BatchResult<T> = {
   succeeded_count: number;
   failed_count: number;
   succeeded: T[];
   failed: BatchFailure[];
-}
+};
 
 const BATCH_BRAND = Symbol.for("toolshed.dev/BatchResult");
 

@@ -1,0 +1,50 @@
+export { type ParseResult, parseArguments, unknownKeyIssues } from "./arguments.js";
+export { checkInputDescriptions, NAME_PATTERN } from "./checks.js";
+export type { AuthInfo, Logger, LoggingLevel, RequestContext, ToolContext } from "./context.js";
+export { DefinitionError } from "./definition-error.js";
+export { describeValue, formatPath, hintErrorMap, toValidationIssues } from "./hints.js";
+export { isObjectSchema, type JsonSchema, toPortableJsonSchema, wrapResultSchema } from "./json-schema.js";
+export {
+  type AnyPrompt,
+  type AnyResourceTemplate,
+  type AnyTool,
+  checkUniqueNames,
+  definePack,
+  type Pack,
+  type PackConfig,
+} from "./pack.js";
+export {
+  definePrompt,
+  type PromptArgumentListing,
+  type PromptBody,
+  type PromptConfig,
+  type PromptDefinition,
+  toPromptResult,
+} from "./prompt.js";
+export {
+  type Completer,
+  type CompletionContext,
+  defineResource,
+  defineResourceTemplate,
+  type ListedResource,
+  type ResourceBody,
+  type ResourceConfig,
+  type ResourceContent,
+  type ResourceDefinition,
+  type ResourceTemplateConfig,
+  type ResourceTemplateDefinition,
+} from "./resource.js";
+export {
+  defineTool,
+  type FullResult,
+  fullResult,
+  isFullResult,
+  type ShapedResult,
+  shapeToolResult,
+  type TextFormat,
+  type ToolAnnotations,
+  type ToolConfig,
+  type ToolDefinition,
+  type ToolListing,
+  type ToolReturn,
+} from "./tool.js";

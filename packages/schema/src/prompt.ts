@@ -1,0 +1,71 @@
+import type { GetPromptResult, PromptMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import { type ParseResult, parseArguments } from "./arguments.js";
+import { checkName, checkText } from "./checks.js";
+import type { RequestContext } from "./context.js";
+import { DefinitionError } from "./definition-error.js";
+import type { Completer } from "./resource.js";
+
+type MaybePromise<T> = T | Promise<T>;
+type ArgsObject = z.ZodObject<z.core.$ZodLooseShape>;
+
+/** What a prompt renders to: one user message, a list of messages, or a full result. */
+export type PromptBody = string | PromptMessage[] | GetPromptResult;
+
+export interface PromptConfig<A extends ArgsObject> {
+  name: string;
+  title?: string;
+  description: string;
+  /** String arguments (prompts/get sends strings); each with a description. */
+  args: A;
+  complete?: { [K in keyof z.output<A>]?: Completer };
+  render: (args: z.output<A>, ctx: RequestContext) => MaybePromise<PromptBody>;
+}
+
+/** One argument as published in prompts/list. */
+export interface PromptArgumentListing {
+  name: string;
+  description?: string;
+  required: boolean;
+}
+
+export interface PromptDefinition<A extends ArgsObject = ArgsObject> extends Readonly<PromptConfig<A>> {
+  readonly kind: "prompt";
+  readonly arguments: readonly PromptArgumentListing[];
+  parseArgs(args: unknown): ParseResult<z.output<A>>;
+}
+
+/** A prompt template whose arguments Zod validates, with completion per argument. */
+export function definePrompt<A extends ArgsObject>(config: PromptConfig<A>): PromptDefinition<A> {
+  const label = `Prompt "${config.name}"`;
+  checkName(label, config.name);
+  checkText(label, "description", config.description);
+  const shape = config.args.shape as Record<string, z.ZodType>;
+  const args: PromptArgumentListing[] = [];
+  for (const [name, schema] of Object.entries(shape)) {
+    const description = schema.description;
+    if (!description) {
+      throw new DefinitionError(label, "C13", `argument "${name}" has no description; add .describe("…")`);
+    }
+    const optional = (schema as { _zod?: { optin?: string } })._zod?.optin === "optional";
+    args.push({ name, description, required: !optional });
+  }
+  for (const key of Object.keys(config.complete ?? {})) {
+    if (!(key in shape)) throw new DefinitionError(label, "C13", `complete names "${key}", which is not an argument`);
+  }
+  return Object.freeze({
+    ...config,
+    kind: "prompt" as const,
+    arguments: args,
+    parseArgs: (input: unknown) => parseArguments(config.args, input),
+  });
+}
+
+/** Normalises what a prompt rendered into a prompts/get result. */
+export function toPromptResult(prompt: PromptDefinition, body: PromptBody): GetPromptResult {
+  if (typeof body === "string") {
+    return { description: prompt.description, messages: [{ role: "user", content: { type: "text", text: body } }] };
+  }
+  if (Array.isArray(body)) return { description: prompt.description, messages: body };
+  return body;
+}

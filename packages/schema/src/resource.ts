@@ -1,0 +1,132 @@
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import type { z } from "zod";
+import { type ParseResult, parseArguments } from "./arguments.js";
+import { checkName, checkText } from "./checks.js";
+import type { RequestContext } from "./context.js";
+import { DefinitionError } from "./definition-error.js";
+
+type MaybePromise<T> = T | Promise<T>;
+type ParamsObject = z.ZodObject<z.core.$ZodLooseShape>;
+
+/** One item of a resource's contents: text, or base64 `blob`. */
+export type ResourceContent = { uri?: string; mimeType?: string } & ({ text: string } | { blob: string });
+
+/** What a read handler returns: text, one content item, or several. */
+export type ResourceBody = string | ResourceContent | ResourceContent[];
+
+/** Given to completion handlers: the other arguments the client has filled in so far. */
+export interface CompletionContext extends RequestContext {
+  arguments: Record<string, string>;
+}
+
+/** Suggests values for one argument or template variable from what was typed so far. */
+export type Completer = (value: string, ctx: CompletionContext) => MaybePromise<readonly string[]>;
+
+export interface ResourceConfig {
+  uri: string;
+  name: string;
+  title?: string;
+  description: string;
+  mimeType?: string;
+  read: (ctx: RequestContext) => MaybePromise<ResourceBody>;
+}
+
+export interface ResourceDefinition extends Readonly<ResourceConfig> {
+  readonly kind: "resource";
+}
+
+/** A fixed resource at one URI. */
+export function defineResource(config: ResourceConfig): ResourceDefinition {
+  const label = `Resource "${config.name}"`;
+  checkName(label, config.name);
+  checkText(label, "description", config.description);
+  try {
+    new URL(config.uri);
+  } catch {
+    throw new DefinitionError(
+      label,
+      "C13",
+      `uri must be an absolute URI such as note://index, got ${JSON.stringify(config.uri)}`,
+    );
+  }
+  return Object.freeze({ ...config, kind: "resource" as const });
+}
+
+/** One concrete resource a template lists in resources/list. */
+export interface ListedResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface ResourceTemplateConfig<P extends ParamsObject> {
+  /** RFC 6570 template such as `note://{title}`; every variable is a key of `params`. */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description: string;
+  mimeType?: string;
+  /** Validates the variables taken from a URI; failures are hints (C6) in a JSON-RPC error. */
+  params: P;
+  /** Completion for template variables. */
+  complete?: { [K in keyof z.output<P>]?: Completer };
+  /** Lists concrete resources for resources/list; keep it bounded. */
+  list?: (ctx: RequestContext) => MaybePromise<readonly ListedResource[]>;
+  read: (params: z.output<P>, ctx: RequestContext & { uri: string }) => MaybePromise<ResourceBody>;
+}
+
+export interface ResourceTemplateDefinition<P extends ParamsObject = ParamsObject>
+  extends Readonly<ResourceTemplateConfig<P>> {
+  readonly kind: "resourceTemplate";
+  readonly variables: readonly string[];
+  /** Variables from a URI, or undefined when the URI is not of this template. */
+  match(uri: string): Record<string, string | string[]> | undefined;
+  parseParams(variables: Record<string, string | string[]>): ParseResult<z.output<P>>;
+}
+
+/** A family of resources addressed by a URI template whose variables Zod validates. */
+export function defineResourceTemplate<P extends ParamsObject>(
+  config: ResourceTemplateConfig<P>,
+): ResourceTemplateDefinition<P> {
+  const label = `Resource template "${config.name}"`;
+  checkName(label, config.name);
+  checkText(label, "description", config.description);
+  let template: UriTemplate;
+  try {
+    template = new UriTemplate(config.uriTemplate);
+  } catch (error) {
+    throw new DefinitionError(
+      label,
+      "C13",
+      `uriTemplate is not a valid RFC 6570 template: ${(error as Error).message}`,
+    );
+  }
+  const variables = template.variableNames;
+  const keys = Object.keys(config.params.shape);
+  const missing = variables.filter((v) => !keys.includes(v));
+  const extra = keys.filter((k) => !variables.includes(k));
+  if (variables.length === 0 || missing.length > 0 || extra.length > 0) {
+    throw new DefinitionError(
+      label,
+      "C13",
+      `params keys (${keys.join(", ") || "none"}) must be exactly the template variables (${variables.join(", ") || "none"})`,
+    );
+  }
+  for (const key of Object.keys(config.complete ?? {})) {
+    if (!variables.includes(key))
+      throw new DefinitionError(label, "C13", `complete names "${key}", which is not a template variable`);
+  }
+  return Object.freeze({
+    ...config,
+    kind: "resourceTemplate" as const,
+    variables,
+    match(uri: string) {
+      return template.match(uri) ?? undefined;
+    },
+    parseParams(vars: Record<string, string | string[]>) {
+      return parseArguments(config.params, vars);
+    },
+  });
+}

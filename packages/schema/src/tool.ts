@@ -1,0 +1,213 @@
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { batchToolResult, isBatchResult } from "@toolshed/errors";
+import type { z } from "zod";
+import { type ParseResult, parseArguments } from "./arguments.js";
+import { checkInputDescriptions, checkName, checkText, checkTimeout } from "./checks.js";
+import type { ToolContext } from "./context.js";
+import { DefinitionError } from "./definition-error.js";
+import { toValidationIssues } from "./hints.js";
+import {
+  isObjectSchema,
+  type JsonSchema,
+  NonPortableSchemaError,
+  toPortableJsonSchema,
+  wrapResultSchema,
+} from "./json-schema.js";
+
+const FULL_RESULT_BRAND = Symbol.for("toolshed.dev/FullResult");
+
+/** A complete tool result returned as is (C4): images, audio, resources, links, structured content. */
+export type FullResult = CallToolResult & { readonly [FULL_RESULT_BRAND]: true };
+
+/** Marks a complete `CallToolResult` to be sent as it is (C4); structured content is still checked (C3). */
+export function fullResult(result: CallToolResult): FullResult {
+  Object.defineProperty(result, FULL_RESULT_BRAND, { value: true });
+  return result as FullResult;
+}
+
+export function isFullResult(value: unknown): value is FullResult {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[FULL_RESULT_BRAND] === true;
+}
+
+export type { ToolAnnotations };
+
+type MaybePromise<T> = T | Promise<T>;
+type InputObject = z.ZodObject<z.core.$ZodLooseShape>;
+
+/** What a handler may return: a value of the output schema, or a full result (C4). */
+export type ToolReturn<O extends z.ZodType | undefined> = O extends z.ZodType ? z.input<O> | FullResult : unknown;
+
+export interface ToolConfig<I extends InputObject, O extends z.ZodType | undefined> {
+  /** `^[A-Za-z0-9._-]{1,128}$`, unique in a server (C13). */
+  name: string;
+  title?: string;
+  /** What the tool does and when to use it, written for the model. */
+  description: string;
+  /** Arguments: a Zod object whose every property has a description (C5, C13). */
+  input: I;
+  /** Result: an object is sent as is (C1), anything else wrapped as `{result}` (C2). */
+  output?: O;
+  annotations?: Omit<ToolAnnotations, "title">;
+  /** Per-tool call timeout; overrides the server's. */
+  timeoutMs?: number;
+  handler: (args: z.output<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
+}
+
+export interface ToolDefinition<
+  I extends InputObject = InputObject,
+  O extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  readonly kind: "tool";
+  readonly name: string;
+  readonly title: string | undefined;
+  readonly description: string;
+  readonly input: I;
+  readonly output: O;
+  readonly annotations: ToolAnnotations;
+  readonly timeoutMs: number | undefined;
+  /** Published input JSON Schema (C5). */
+  readonly inputSchema: JsonSchema & { type: "object" };
+  /** Published output JSON Schema, wrapped for non-object results (C2). */
+  readonly outputSchema: (JsonSchema & { type: "object" }) | undefined;
+  /** True when results are published as `{result: value}` (C2). */
+  readonly wrapsOutput: boolean;
+  readonly handler: (args: z.output<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
+  /** The tool's entry for tools/list. */
+  readonly listing: ToolListing;
+  /** Validates arguments (C6); the handler is only called with `data` of a success. */
+  parseArguments(args: unknown): ParseResult<z.output<I>>;
+}
+
+/** One entry of tools/list. */
+export interface ToolListing {
+  [key: string]: unknown;
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema & { type: "object" };
+  outputSchema?: JsonSchema & { type: "object" };
+  annotations?: ToolAnnotations;
+}
+
+function schemaFor(name: string, schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  try {
+    return toPortableJsonSchema(schema, io);
+  } catch (error) {
+    if (error instanceof NonPortableSchemaError) throw new DefinitionError(`Tool "${name}"`, "C5", error.message);
+    throw error;
+  }
+}
+
+/** Defines a tool from Zod schemas; checks it now (C13) and infers handler types from them. */
+export function defineTool<I extends InputObject, O extends z.ZodType | undefined = undefined>(
+  config: ToolConfig<I, O>,
+): ToolDefinition<I, O> {
+  const label = `Tool "${config.name}"`;
+  checkName(label, config.name);
+  checkText(label, "description", config.description);
+  if (config.title !== undefined) checkText(label, "title", config.title);
+  checkTimeout(label, config.timeoutMs);
+  if (typeof config.handler !== "function") throw new DefinitionError(label, "C13", "handler must be a function");
+  const def = (config.input as { _zod?: { def?: { type?: string } } })?._zod?.def;
+  if (def?.type !== "object") {
+    throw new DefinitionError(
+      label,
+      "C5",
+      'input must be a Zod object, e.g. z.object({ query: z.string().describe("…") })',
+    );
+  }
+  const inputSchema = schemaFor(config.name, config.input, "input") as JsonSchema & { type: "object" };
+  checkInputDescriptions(label, inputSchema);
+  let outputSchema: (JsonSchema & { type: "object" }) | undefined;
+  let wrapsOutput = false;
+  if (config.output !== undefined) {
+    const raw = schemaFor(config.name, config.output, "output");
+    wrapsOutput = !isObjectSchema(raw);
+    outputSchema = (wrapsOutput ? wrapResultSchema(raw) : raw) as JsonSchema & { type: "object" };
+  }
+  const annotations: ToolAnnotations = { ...config.annotations };
+  if (config.title !== undefined) annotations.title = config.title;
+  const listing: ToolListing = { name: config.name, description: config.description, inputSchema };
+  if (config.title !== undefined) listing.title = config.title;
+  if (outputSchema) listing.outputSchema = outputSchema;
+  if (Object.keys(annotations).length > 0) listing.annotations = annotations;
+  const input = config.input;
+  return Object.freeze({
+    kind: "tool" as const,
+    name: config.name,
+    title: config.title,
+    description: config.description,
+    input,
+    output: config.output as O,
+    annotations,
+    timeoutMs: config.timeoutMs,
+    inputSchema,
+    outputSchema,
+    wrapsOutput,
+    handler: config.handler,
+    listing,
+    parseArguments: (args: unknown) => parseArguments(input, args),
+  });
+}
+
+export type TextFormat = "pretty" | "compact";
+
+function toJsonText(value: unknown, format: TextFormat): string {
+  return format === "compact" ? JSON.stringify(value) : JSON.stringify(value, null, 2);
+}
+
+/** A result that is ready to send, or an output that broke the schema (a server fault, C3). */
+export type ShapedResult = { ok: true; result: CallToolResult } | { ok: false; problem: string };
+
+/**
+ * Turns what a handler returned into the result the client sees: C1 objects, C2 wrapped values,
+ * C3 output checked against the schema, C4 full results, C11 batches.
+ */
+export function shapeToolResult(tool: ToolDefinition, value: unknown, format: TextFormat = "pretty"): ShapedResult {
+  if (isFullResult(value)) {
+    const { structuredContent } = value;
+    if (structuredContent !== undefined && tool.output !== undefined) {
+      const check = checkOutput(
+        tool,
+        tool.wrapsOutput ? (structuredContent as { result?: unknown }).result : structuredContent,
+      );
+      if (!check.ok) return check;
+    }
+    const result: CallToolResult = { ...value };
+    return { ok: true, result };
+  }
+  if (tool.output === undefined) {
+    if (isBatchResult(value)) return { ok: true, result: batchToolResult(value, { pretty: format === "pretty" }) };
+    const text = typeof value === "string" ? value : value === undefined ? "" : toJsonText(value, format);
+    return { ok: true, result: { content: [{ type: "text", text }] } };
+  }
+  const checked = checkOutput(tool, value);
+  if (!checked.ok) return checked;
+  if (isBatchResult(value) && !tool.wrapsOutput) {
+    const batch = batchToolResult(value, { pretty: format === "pretty" });
+    return { ok: true, result: { ...batch, structuredContent: checked.data as Record<string, unknown> } };
+  }
+  if (tool.wrapsOutput) {
+    const data = checked.data;
+    const text = typeof data === "string" ? data : toJsonText(data, format);
+    return { ok: true, result: { content: [{ type: "text", text }], structuredContent: { result: data } } };
+  }
+  return {
+    ok: true,
+    result: {
+      content: [{ type: "text", text: toJsonText(checked.data, format) }],
+      structuredContent: checked.data as Record<string, unknown>,
+    },
+  };
+}
+
+function checkOutput(
+  tool: ToolDefinition,
+  value: unknown,
+): { ok: true; data: unknown } | { ok: false; problem: string } {
+  const schema = tool.output as z.ZodType;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const lines = toValidationIssues(parsed.error.issues).map((i) => `${i.path || "(result)"}: ${i.message}`);
+  return { ok: false, problem: `output of tool ${tool.name} does not match its output schema: ${lines.join("; ")}` };
+}
