@@ -1,0 +1,154 @@
+import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
+import { type McpServer, ResourceTemplate as SdkResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AnyTool, Logger, Pack, RequestContext, TextFormat } from "@toolshed/schema";
+import { z } from "zod";
+import { createLogger } from "./logger.js";
+import { runTool } from "./run-tool.js";
+import { Runtime } from "./runtime.js";
+
+export interface AttachPackOptions {
+  logger?: Logger;
+  textFormat?: TextFormat;
+  /** Call timeout in ms for tools without their own (default 30 000). */
+  timeoutMs?: number;
+}
+
+type SdkExtra = {
+  signal: AbortSignal;
+  requestId: string | number;
+  sessionId?: string;
+  authInfo?: RequestContext["authInfo"];
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: { method: string; params?: Record<string, unknown> }) => Promise<void>;
+  sendRequest: (r: { method: string; params?: Record<string, unknown> }, schema: unknown) => Promise<unknown>;
+};
+
+function context(extra: SdkExtra, logger: Logger): RequestContext {
+  const ctx: RequestContext = { signal: extra.signal, requestId: extra.requestId, logger };
+  if (extra.authInfo) ctx.authInfo = extra.authInfo;
+  if (extra.sessionId) ctx.sessionId = extra.sessionId;
+  return ctx;
+}
+
+/**
+ * Mounts a pack on an existing SDK `McpServer`. Handlers keep C1-C4 and C7-C11 (structured
+ * results, checked output, tool errors, masking, retry classes, batches). What the McpServer
+ * owns stays the SDK's: published input schemas and invalid-argument texts (C5, C6), and unknown
+ * tools answered as isError results instead of JSON-RPC -32602 (C12). Use `createServer` for the
+ * whole contract.
+ */
+export function attachPack(mcpServer: McpServer, pack: Pack, options: AttachPackOptions = {}): void {
+  const logger = options.logger ?? createLogger();
+  // Resource and prompt handlers are shared with the runtime, so they fail the same way.
+  const runtime = new Runtime({ packs: [pack], logger, textFormat: options.textFormat });
+  for (const tool of pack.tools) registerTool(mcpServer, tool, logger, options);
+
+  for (const resource of pack.resources) {
+    const meta: Record<string, unknown> = { description: resource.description };
+    if (resource.title) meta.title = resource.title;
+    if (resource.mimeType) meta.mimeType = resource.mimeType;
+    mcpServer.registerResource(resource.name, resource.uri, meta, (uri, extra) =>
+      runtime.readResource(uri.href, context(extra as unknown as SdkExtra, logger)),
+    );
+  }
+  for (const template of pack.resourceTemplates) {
+    const complete: Record<string, (value: string, c?: { arguments?: Record<string, string> }) => Promise<string[]>> =
+      {};
+    for (const variable of template.variables) {
+      complete[variable] = async (value, c) =>
+        (
+          await runtime.complete(
+            { type: "ref/resource", uri: template.uriTemplate },
+            { name: variable, value },
+            c?.arguments ?? {},
+            { signal: new AbortController().signal, logger },
+          )
+        ).completion.values;
+    }
+    const list = template.list
+      ? async (extra: unknown) => ({
+          resources: (await runtime.listResources(context(extra as SdkExtra, logger))).filter(
+            (r) => template.match(r.uri) !== undefined,
+          ),
+        })
+      : undefined;
+    const meta: Record<string, unknown> = { description: template.description };
+    if (template.title) meta.title = template.title;
+    if (template.mimeType) meta.mimeType = template.mimeType;
+    mcpServer.registerResource(
+      template.name,
+      new SdkResourceTemplate(template.uriTemplate, { list, complete }),
+      meta,
+      (uri, _vars, extra) => runtime.readResource(uri.href, context(extra as unknown as SdkExtra, logger)),
+    );
+  }
+  for (const prompt of pack.prompts) {
+    const shape: Record<string, z.ZodType> = {};
+    for (const [name, schema] of Object.entries(prompt.args.shape as Record<string, z.ZodType>)) {
+      const completer = prompt.complete?.[name];
+      shape[name] = completer
+        ? (completable(
+            schema as never,
+            (async (value: unknown, c?: { arguments?: Record<string, string> }) =>
+              (
+                await runtime.complete(
+                  { type: "ref/prompt", name: prompt.name },
+                  { name, value: String(value ?? "") },
+                  c?.arguments ?? {},
+                  { signal: new AbortController().signal, logger },
+                )
+              ).completion.values) as never,
+          ) as unknown as z.ZodType)
+        : schema;
+    }
+    const config: Record<string, unknown> = { description: prompt.description, argsSchema: shape };
+    if (prompt.title) config.title = prompt.title;
+    mcpServer.registerPrompt(
+      prompt.name,
+      config as never,
+      (async (args: Record<string, string>, extra: unknown) =>
+        runtime.getPrompt(prompt.name, args, context(extra as SdkExtra, logger))) as never,
+    );
+  }
+}
+
+function registerTool(mcpServer: McpServer, tool: AnyTool, logger: Logger, options: AttachPackOptions): void {
+  const outputSchema =
+    tool.output === undefined ? undefined : tool.wrapsOutput ? z.object({ result: tool.output }) : tool.output;
+  const config: Record<string, unknown> = { description: tool.description, inputSchema: tool.input };
+  if (tool.title !== undefined) config.title = tool.title;
+  if (outputSchema !== undefined) config.outputSchema = outputSchema;
+  if (Object.keys(tool.annotations).length > 0) config.annotations = tool.annotations;
+  const callback = async (args: unknown, rawExtra: unknown): Promise<CallToolResult> => {
+    const extra = rawExtra as SdkExtra;
+    const token = extra._meta?.progressToken;
+    return runTool(
+      tool,
+      args,
+      {
+        ...context(extra, logger),
+        progress: async (done, total, message) => {
+          if (token === undefined) return;
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: {
+              progressToken: token,
+              progress: done,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message }),
+            },
+          });
+        },
+        log: async (level, data) => {
+          await mcpServer.server.sendLoggingMessage({ level, logger: tool.name, data }, extra.sessionId);
+        },
+        createMessage: (params) => mcpServer.server.createMessage(params) as never,
+        elicitInput: (params) => mcpServer.server.elicitInput(params) as never,
+      },
+      extra.signal,
+      { timeoutMs: options.timeoutMs ?? 30_000, textFormat: options.textFormat ?? "pretty", logger },
+    );
+  };
+  mcpServer.registerTool(tool.name, config as never, callback as never);
+}

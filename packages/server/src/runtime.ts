@@ -1,0 +1,314 @@
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  ERROR_META_KEY,
+  formatIssue,
+  invalidArgumentsResult,
+  isToolError,
+  maskInternalError,
+  PermissionDeniedError,
+  toolErrorResult,
+  type ValidationIssue,
+} from "@toolshed/errors";
+import {
+  type AnyPrompt,
+  type AnyResourceTemplate,
+  type AnyTool,
+  type AuthInfo,
+  checkUniqueNames,
+  type Logger,
+  type Pack,
+  type RequestContext,
+  type ResourceBody,
+  type ResourceDefinition,
+  type TextFormat,
+  type ToolContext,
+  type ToolListing,
+  toPromptResult,
+} from "@toolshed/schema";
+import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
+import { outcomeOf, runTool } from "./run-tool.js";
+
+/** What a request may see and do. */
+export interface RequestView {
+  /** Only read-only tools are listed and callable (C14). */
+  readOnly: boolean;
+}
+
+export interface RuntimeOptions {
+  packs: readonly Pack[];
+  readOnly?: boolean;
+  logger: Logger;
+  textFormat?: TextFormat;
+  /** Server-wide call timeout in ms (default 30 000); a tool's own timeout wins. 0 turns it off. */
+  timeoutMs?: number;
+  /** Whether a request with these credentials is limited to read-only tools (C14). */
+  isReadOnlyRequest?: (authInfo: AuthInfo | undefined) => boolean;
+}
+
+/** Credentials with `tools:read` but not `tools:write` are read-only. */
+export function defaultIsReadOnlyRequest(authInfo: AuthInfo | undefined): boolean {
+  if (!authInfo) return false;
+  return authInfo.scopes.includes("tools:read") && !authInfo.scopes.includes("tools:write");
+}
+
+const MAX_COMPLETIONS = 100;
+
+function issuesText(issues: ValidationIssue[]): string {
+  return issues.map(formatIssue).join("\n");
+}
+
+/**
+ * Transport-independent core: every MCP operation on the mounted packs, keeping CONTRACT.md.
+ * Built once per server and shared by all connections.
+ */
+export class Runtime {
+  readonly tools = new Map<string, AnyTool>();
+  readonly resources = new Map<string, ResourceDefinition>();
+  readonly templates = new Map<string, AnyResourceTemplate>();
+  readonly prompts = new Map<string, AnyPrompt>();
+  readonly logger: Logger;
+  readonly #options: RuntimeOptions;
+  readonly #textFormat: TextFormat;
+  readonly #listings: { all: ToolListing[]; readOnly: ToolListing[] };
+
+  constructor(options: RuntimeOptions) {
+    checkUniqueNames(options.packs);
+    this.#options = options;
+    this.logger = options.logger;
+    this.#textFormat = options.textFormat ?? "pretty";
+    for (const pack of options.packs) {
+      for (const t of pack.tools) this.tools.set(t.name, t);
+      for (const r of pack.resources) this.resources.set(r.uri, r);
+      for (const t of pack.resourceTemplates) this.templates.set(t.name, t);
+      for (const p of pack.prompts) this.prompts.set(p.name, p);
+    }
+    const all = [...this.tools.values()].map((t) => t.listing);
+    this.#listings = { all, readOnly: all.filter((t) => t.annotations?.readOnlyHint === true) };
+  }
+
+  get hasResources(): boolean {
+    return this.resources.size > 0 || this.templates.size > 0;
+  }
+
+  get hasPrompts(): boolean {
+    return this.prompts.size > 0;
+  }
+
+  viewFor(authInfo: AuthInfo | undefined): RequestView {
+    const isReadOnly = this.#options.isReadOnlyRequest ?? defaultIsReadOnlyRequest;
+    return { readOnly: this.#options.readOnly === true || isReadOnly(authInfo) };
+  }
+
+  listTools(view: RequestView): ToolListing[] {
+    return view.readOnly ? this.#listings.readOnly : this.#listings.all;
+  }
+
+  /**
+   * tools/call. Unknown tools are a protocol error (C12); everything else is a result: invalid
+   * arguments (C6), calls the view forbids (C14), and whatever the handler does.
+   */
+  async callTool(
+    name: string,
+    args: unknown,
+    view: RequestView,
+    base: Omit<ToolContext, "signal" | "toolName">,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
+    const tool = this.tools.get(name);
+    if (!tool) throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown tool: ${name}`);
+    const started = performance.now();
+    let result: CallToolResult;
+    if (view.readOnly && tool.annotations.readOnlyHint !== true) {
+      const allowed = this.listTools(view).map((t) => t.name);
+      const why = this.#options.readOnly ? "this server is read-only" : "your credentials allow read-only tools only";
+      result = toolErrorResult(
+        name,
+        new PermissionDeniedError(
+          `${why}; ${name} changes data. Read-only tools: ${allowed.length > 0 ? allowed.join(", ") : "none"}`,
+        ),
+      );
+    } else {
+      const parsed = tool.parseArguments(args);
+      result = parsed.success
+        ? await runTool(tool, parsed.data, base, signal, {
+            timeoutMs: this.#options.timeoutMs ?? 30_000,
+            textFormat: this.#textFormat,
+            logger: this.logger,
+          })
+        : invalidArgumentsResult(name, parsed.issues);
+    }
+    const meta = result._meta?.[ERROR_META_KEY] as { code?: string; ref?: string } | undefined;
+    this.logger.info(
+      {
+        tool: name,
+        outcome: outcomeOf(result),
+        code: meta?.code,
+        ref: meta?.ref,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        requestId: base.requestId,
+      },
+      "tool call",
+    );
+    return result;
+  }
+
+  async listResources(ctx: RequestContext): Promise<Resource[]> {
+    const out: Resource[] = [];
+    for (const r of this.resources.values()) out.push(describeResource(r));
+    for (const t of this.templates.values()) {
+      if (!t.list) continue;
+      const listed = await this.#guard(`list resources of ${t.name}`, () => t.list?.(ctx) ?? []);
+      for (const item of listed) out.push({ mimeType: t.mimeType, ...item });
+    }
+    return out;
+  }
+
+  listResourceTemplates(): ResourceTemplate[] {
+    return [...this.templates.values()].map((t) => {
+      const out: ResourceTemplate = { uriTemplate: t.uriTemplate, name: t.name, description: t.description };
+      if (t.title !== undefined) out.title = t.title;
+      if (t.mimeType !== undefined) out.mimeType = t.mimeType;
+      return out;
+    });
+  }
+
+  async readResource(uri: string, ctx: RequestContext): Promise<ReadResourceResult> {
+    const fixed = this.resources.get(uri);
+    if (fixed) {
+      const body = await this.#guard(`read ${uri}`, () => fixed.read(ctx));
+      return { contents: toContents(uri, body, fixed.mimeType) };
+    }
+    for (const t of this.templates.values()) {
+      const vars = t.match(uri);
+      if (!vars) continue;
+      const parsed = t.parseParams(vars);
+      if (!parsed.success) {
+        throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid resource URI ${uri}:\n${issuesText(parsed.issues)}`);
+      }
+      const body = await this.#guard(`read ${uri}`, () => t.read(parsed.data, { ...ctx, uri }));
+      return { contents: toContents(uri, body, t.mimeType) };
+    }
+    const forms = [...this.resources.keys(), ...[...this.templates.values()].map((t) => t.uriTemplate)];
+    throw new JsonRpcError(
+      JsonRpcCode.ResourceNotFound,
+      `Resource not found: ${uri}. Known resources: ${forms.length > 0 ? forms.join(", ") : "none"}`,
+      { uri },
+    );
+  }
+
+  listPrompts() {
+    return [...this.prompts.values()].map((p) => {
+      const out: { name: string; title?: string; description: string; arguments: unknown[] } = {
+        name: p.name,
+        description: p.description,
+        arguments: [...p.arguments],
+      };
+      if (p.title !== undefined) out.title = p.title;
+      return out;
+    });
+  }
+
+  async getPrompt(name: string, args: unknown, ctx: RequestContext): Promise<GetPromptResult> {
+    const prompt = this.prompts.get(name);
+    if (!prompt) {
+      const known = [...this.prompts.keys()];
+      throw new JsonRpcError(
+        JsonRpcCode.InvalidParams,
+        `Unknown prompt: ${name}. Known prompts: ${known.length > 0 ? known.join(", ") : "none"}`,
+      );
+    }
+    const parsed = prompt.parseArgs(args);
+    if (!parsed.success) {
+      throw new JsonRpcError(
+        JsonRpcCode.InvalidParams,
+        `Invalid arguments for prompt ${name}:\n${issuesText(parsed.issues)}`,
+      );
+    }
+    const body = await this.#guard(`prompt ${name}`, () => prompt.render(parsed.data, ctx));
+    return toPromptResult(prompt, body);
+  }
+
+  async complete(
+    ref: { type: string; name?: string; uri?: string },
+    argument: { name: string; value: string },
+    context: Record<string, string>,
+    ctx: RequestContext,
+  ): Promise<CompleteResult> {
+    let completer: ((value: string, c: RequestContext & { arguments: Record<string, string> }) => unknown) | undefined;
+    if (ref.type === "ref/prompt") {
+      const prompt = this.prompts.get(ref.name ?? "");
+      if (!prompt) throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+      completer = prompt.complete?.[argument.name];
+    } else if (ref.type === "ref/resource") {
+      const template = [...this.templates.values()].find((t) => t.uriTemplate === ref.uri);
+      if (!template) {
+        if (this.resources.has(ref.uri ?? "")) return { completion: { values: [], hasMore: false } };
+        throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      }
+      completer = template.complete?.[argument.name];
+    } else {
+      throw new JsonRpcError(
+        JsonRpcCode.InvalidParams,
+        `Unknown reference type: ${ref.type}; use ref/prompt or ref/resource`,
+      );
+    }
+    if (!completer) return { completion: { values: [], hasMore: false } };
+    const fn = completer;
+    const values = (await this.#guard(`complete ${argument.name}`, () =>
+      fn(argument.value, { ...ctx, arguments: context }),
+    )) as readonly string[];
+    const all = [...values].filter((v) => typeof v === "string");
+    return {
+      completion: { values: all.slice(0, MAX_COMPLETIONS), total: all.length, hasMore: all.length > MAX_COMPLETIONS },
+    };
+  }
+
+  /** Runs a resource, prompt or completion handler; failures become JSON-RPC errors, masked unless tool errors. */
+  async #guard<T>(what: string, fn: () => T | Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof JsonRpcError) throw error;
+      if (isToolError(error)) {
+        const code =
+          error.code === "not_found"
+            ? JsonRpcCode.ResourceNotFound
+            : error.code === "invalid_arguments"
+              ? JsonRpcCode.InvalidParams
+              : JsonRpcCode.InternalError;
+        throw new JsonRpcError(code, error.message, {
+          [ERROR_META_KEY]: toolErrorResult(what, error)._meta[ERROR_META_KEY],
+        });
+      }
+      const { ref } = maskInternalError(error, what, { logger: this.logger });
+      throw new JsonRpcError(JsonRpcCode.InternalError, `Internal error (ref ${ref})`);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const pack of this.#options.packs) await pack.close?.();
+  }
+}
+
+function describeResource(r: ResourceDefinition): Resource {
+  const out: Resource = { uri: r.uri, name: r.name, description: r.description };
+  if (r.title !== undefined) out.title = r.title;
+  if (r.mimeType !== undefined) out.mimeType = r.mimeType;
+  return out;
+}
+
+function toContents(uri: string, body: ResourceBody, mimeType: string | undefined): ReadResourceResult["contents"] {
+  const items = typeof body === "string" ? [{ text: body }] : Array.isArray(body) ? body : [body];
+  return items.map((item) => {
+    const mime = item.mimeType ?? mimeType;
+    const base = { uri: item.uri ?? uri, ...(mime === undefined ? {} : { mimeType: mime }) };
+    return "blob" in item ? { ...base, blob: item.blob } : { ...base, text: item.text };
+  });
+}

@@ -1,0 +1,202 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  type LoggingLevel,
+  LoggingLevelSchema,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ToolError } from "@toolshed/errors";
+import type { Logger, RequestContext, ToolContext } from "@toolshed/schema";
+import { z } from "zod";
+import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
+import type { Runtime } from "./runtime.js";
+
+// Loose request schemas: the SDK's own would turn a malformed request into a -32603 ZodError
+// dump; these let the runtime answer -32602 with a hint instead (C12).
+const requestOf = <M extends string>(method: M) =>
+  z.looseObject({ method: z.literal(method), params: z.unknown().optional() });
+
+type Params = Record<string, unknown>;
+
+function paramsOf(method: string, params: unknown): Params {
+  if (params === undefined) return {};
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for ${method}: params must be an object`);
+  }
+  return params as Params;
+}
+
+function requireString(method: string, params: Params, key: string, what: string): string {
+  const value = params[key];
+  if (typeof value !== "string" || value === "") {
+    throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for ${method}: params.${key} must be ${what}`);
+  }
+  return value;
+}
+
+function optionalObject(method: string, params: Params, key: string): Params | undefined {
+  const value = params[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new JsonRpcError(
+      JsonRpcCode.InvalidParams,
+      `Invalid params for ${method}: params.${key} must be an object of named values (got ${Array.isArray(value) ? "an array" : typeof value})`,
+    );
+  }
+  return value as Params;
+}
+
+const SEVERITY = new Map(LoggingLevelSchema.options.map((level, index) => [level, index]));
+
+/** The pieces of the SDK's request "extra" the runtime uses. */
+interface Extra {
+  signal: AbortSignal;
+  authInfo?: RequestContext["authInfo"];
+  requestId: string | number;
+  sessionId?: string;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: { method: string; params?: Params }) => Promise<void>;
+  sendRequest: <T>(r: { method: string; params?: Params }, schema: z.ZodType<T>) => Promise<T>;
+}
+
+export interface SdkServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+}
+
+/** A low-level SDK `Server` with every handler answered by the runtime (one per connection). */
+export function createSdkServer(runtime: Runtime, info: SdkServerOptions): Server {
+  const capabilities: ServerCapabilities = { tools: { listChanged: false }, logging: {} };
+  if (runtime.hasResources) capabilities.resources = { listChanged: false };
+  if (runtime.hasPrompts) capabilities.prompts = { listChanged: false };
+  if (runtime.hasResources || runtime.hasPrompts) capabilities.completions = {};
+  const serverInfo: { name: string; version: string; title?: string } = { name: info.name, version: info.version };
+  if (info.title !== undefined) serverInfo.title = info.title;
+  const server = new Server(serverInfo, {
+    capabilities,
+    ...(info.instructions === undefined ? {} : { instructions: info.instructions }),
+  });
+  let minLevel: LoggingLevel | undefined;
+  const logger: Logger = runtime.logger;
+
+  const baseContext = (extra: Extra): RequestContext => {
+    const ctx: RequestContext = { signal: extra.signal, requestId: extra.requestId, logger };
+    if (extra.authInfo) ctx.authInfo = extra.authInfo;
+    if (extra.sessionId) ctx.sessionId = extra.sessionId;
+    return ctx;
+  };
+
+  const toolContext = (extra: Extra, toolName: string): Omit<ToolContext, "signal" | "toolName"> => {
+    const token = extra._meta?.progressToken;
+    const ctx = baseContext(extra);
+    return {
+      ...ctx,
+      progress: async (done, total, message) => {
+        if (token === undefined) return;
+        const params: Params = { progressToken: token, progress: done };
+        if (total !== undefined) params.total = total;
+        if (message !== undefined) params.message = message;
+        await extra.sendNotification({ method: "notifications/progress", params });
+      },
+      log: async (level, data) => {
+        if (minLevel !== undefined && (SEVERITY.get(level) ?? 0) < (SEVERITY.get(minLevel) ?? 0)) return;
+        await extra.sendNotification({ method: "notifications/message", params: { level, logger: toolName, data } });
+      },
+      createMessage: async (params) => {
+        if (!server.getClientCapabilities()?.sampling) {
+          throw new ToolError("this client does not support sampling, so the tool cannot ask its model", {
+            code: "failed_precondition",
+          });
+        }
+        return extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema as never);
+      },
+      elicitInput: async (params) => {
+        if (!server.getClientCapabilities()?.elicitation) {
+          throw new ToolError("this client does not support elicitation, so the tool cannot ask the user", {
+            code: "failed_precondition",
+          });
+        }
+        return extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema as never);
+      },
+    };
+  };
+
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK's handler types are tied to its own schemas
+  const on = (method: string, handler: (params: Params, extra: Extra) => Promise<any>) => {
+    // Protocol's registration, not Server's: Server re-validates tools/call with the SDK schema
+    // and answers a ZodError dump; the runtime checks params itself and answers hints.
+    Protocol.prototype.setRequestHandler.call(
+      server,
+      requestOf(method) as never,
+      ((request: { params?: unknown }, extra: Extra) => handler(paramsOf(method, request.params), extra)) as never,
+    );
+  };
+
+  on("tools/list", async (_params, extra) => ({ tools: runtime.listTools(runtime.viewFor(extra.authInfo)) }));
+
+  on("tools/call", async (params, extra) => {
+    const name = requireString("tools/call", params, "name", "the tool name (a non-empty string)");
+    const args = optionalObject("tools/call", params, "arguments") ?? {};
+    return runtime.callTool(name, args, runtime.viewFor(extra.authInfo), toolContext(extra, name), extra.signal);
+  });
+
+  on("logging/setLevel", async (params) => {
+    const level = params.level;
+    const parsed = LoggingLevelSchema.safeParse(level);
+    if (!parsed.success) {
+      throw new JsonRpcError(
+        JsonRpcCode.InvalidParams,
+        `Invalid params for logging/setLevel: params.level must be one of ${LoggingLevelSchema.options.join(", ")}`,
+      );
+    }
+    minLevel = parsed.data;
+    return {};
+  });
+
+  if (runtime.hasResources) {
+    on("resources/list", async (_params, extra) => ({ resources: await runtime.listResources(baseContext(extra)) }));
+    on("resources/templates/list", async () => ({ resourceTemplates: runtime.listResourceTemplates() }));
+    on("resources/read", async (params, extra) => {
+      const uri = requireString("resources/read", params, "uri", "the resource URI (a non-empty string)");
+      return runtime.readResource(uri, baseContext(extra));
+    });
+  }
+  if (runtime.hasPrompts) {
+    on("prompts/list", async () => ({ prompts: runtime.listPrompts() }));
+    on("prompts/get", async (params, extra) => {
+      const name = requireString("prompts/get", params, "name", "the prompt name (a non-empty string)");
+      return runtime.getPrompt(name, optionalObject("prompts/get", params, "arguments") ?? {}, baseContext(extra));
+    });
+  }
+  if (capabilities.completions) {
+    on("completion/complete", async (params, extra) => {
+      const ref = optionalObject("completion/complete", params, "ref");
+      const argument = optionalObject("completion/complete", params, "argument");
+      if (!ref || typeof ref.type !== "string") {
+        throw new JsonRpcError(
+          JsonRpcCode.InvalidParams,
+          "Invalid params for completion/complete: params.ref must be {type, name|uri}",
+        );
+      }
+      if (!argument || typeof argument.name !== "string" || typeof argument.value !== "string") {
+        throw new JsonRpcError(
+          JsonRpcCode.InvalidParams,
+          "Invalid params for completion/complete: params.argument must be {name, value} with string values",
+        );
+      }
+      const context = optionalObject("completion/complete", params, "context");
+      const known = (context?.arguments ?? {}) as Record<string, string>;
+      return runtime.complete(
+        ref as { type: string; name?: string; uri?: string },
+        { name: argument.name, value: argument.value },
+        known,
+        baseContext(extra),
+      );
+    });
+  }
+  return server;
+}
