@@ -1,7 +1,7 @@
 import { classifyError } from "./classify.js";
 import { ErrorCode as Codes, ERROR_META_KEY, type ErrorCode, type ErrorInfo, isErrorCode } from "./codes.js";
 import { type ErrorLogger, newErrorRef, stderrErrorLogger } from "./logger.js";
-import type { TextContent } from "./results.js";
+import { retryHint, type TextContent } from "./results.js";
 
 /** Why one item of a batch failed (C11). */
 export type BatchFailure = {
@@ -117,7 +117,8 @@ export async function runBatch<I, T>(
       }
     }
   };
-  const workers = Math.max(1, Math.min(options.concurrency ?? 1, items.length));
+  const wanted = Math.floor(options.concurrency ?? 1);
+  const workers = Number.isFinite(wanted) ? Math.max(1, Math.min(wanted, items.length)) : 1;
   await Promise.all(Array.from({ length: workers }, worker));
   outcomes.forEach((outcome, index) => {
     if (outcome.ok) collector.succeed(outcome.value);
@@ -130,9 +131,10 @@ export async function runBatch<I, T>(
 export function summarizeBatch(batch: BatchResult<unknown>): string {
   const total = batch.succeeded_count + batch.failed_count;
   if (batch.failed_count === 0) return `All ${total} items succeeded.`;
+  const allRetryable = batch.failed.every((f) => f.retryable);
   const head =
     batch.succeeded_count === 0
-      ? `All ${total} items failed.`
+      ? `All ${total} items failed${allRetryable ? `; ${retryHint()}` : ""}.`
       : `${batch.succeeded_count} of ${total} items succeeded, ${batch.failed_count} failed.`;
   const lines = batch.failed.map((f) => `- ${f.id}: ${f.reason}: ${f.message}${f.retryable ? " (safe to retry)" : ""}`);
   return [head, ...lines].join("\n");
@@ -143,7 +145,11 @@ export function batchErrorInfo(batch: BatchResult<unknown>): ErrorInfo {
   const reasons = new Set(batch.failed.map((f) => f.reason));
   const [only] = reasons;
   const code = reasons.size === 1 && isErrorCode(only) ? only : Codes.partial_failure;
-  return { kind: "tool", code, retryable: batch.failed.length > 0 && batch.failed.every((f) => f.retryable) };
+  return {
+    kind: code === Codes.internal_error ? "internal" : "tool",
+    code,
+    retryable: batch.failed.length > 0 && batch.failed.every((f) => f.retryable),
+  };
 }
 
 export interface BatchToolResult<T> {

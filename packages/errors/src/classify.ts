@@ -45,6 +45,8 @@ export function parseRetryAfter(value: unknown, now: number = Date.now()): numbe
   if (typeof value !== "string" || value.trim() === "") return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  // Every HTTP-date form (RFC 9110) starts with a day name; Date.parse alone accepts far more.
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
@@ -138,6 +140,10 @@ function classifyOne(error: unknown): ToolError | undefined {
  * unknown, which must be masked as an internal error (C7).
  */
 export function classifyError(error: unknown): ToolError | undefined {
+  return classifyChain(error, 0);
+}
+
+function classifyChain(error: unknown, nesting: number): ToolError | undefined {
   const seen = new Set<unknown>();
   let current: unknown = error;
   for (let depth = 0; depth < 6 && current !== undefined && current !== null && !seen.has(current); depth++) {
@@ -146,9 +152,12 @@ export function classifyError(error: unknown): ToolError | undefined {
     if (found) return found;
     const e = props(current);
     if (!e) break;
-    if (Array.isArray(e.errors) && e.errors.length > 0) {
-      const inner = e.errors.map(classifyOne).find((x) => x !== undefined);
-      if (inner) return inner;
+    if (Array.isArray(e.errors) && e.errors.length > 0 && nesting < 3) {
+      for (const inner of e.errors) {
+        if (seen.has(inner)) continue;
+        const found = classifyChain(inner, nesting + 1);
+        if (found) return found;
+      }
     }
     current = e.cause;
   }

@@ -20,15 +20,30 @@ export const stderrErrorLogger: ErrorLogger = {
 function writeLine(level: string, obj: object, msg?: string): void {
   const record: Record<string, unknown> = { level, time: Date.now(), msg };
   for (const [key, value] of Object.entries(obj)) record[key] = value instanceof Error ? serializeError(value) : value;
-  process.stderr.write(`${JSON.stringify(record)}\n`);
+  process.stderr.write(`${safeStringify(record)}\n`);
+}
+
+/** JSON that never throws: cycles and BigInts, which a thrown value may hold, are written as text. */
+function safeStringify(value: unknown): string {
+  const seen = new WeakSet<object>();
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "bigint") return `${v}n`;
+    if (typeof v === "object" && v !== null) {
+      if (seen.has(v)) return "[circular]";
+      seen.add(v);
+    }
+    return v;
+  });
 }
 
 /** Error details for the server log only. */
-export function serializeError(error: unknown): unknown {
+export function serializeError(error: unknown, depth = 0): unknown {
   if (!(error instanceof Error)) return error;
   const out: Record<string, unknown> = { type: error.name, message: error.message, stack: error.stack };
   const code = (error as { code?: unknown }).code;
   if (code !== undefined) out.code = code;
-  if (error.cause !== undefined) out.cause = serializeError(error.cause);
+  // Cause chains can be cyclic; a few levels say enough.
+  if (error.cause !== undefined)
+    out.cause = depth < 5 ? serializeError(error.cause, depth + 1) : "[cause chain truncated]";
   return out;
 }

@@ -26,7 +26,7 @@ export interface ErrorResultOptions {
 
 /** The hint appended to every retryable error's text (C9). */
 export function retryHint(retryAfterMs?: number): string {
-  if (retryAfterMs === undefined) return "temporary failure, safe to retry";
+  if (retryAfterMs === undefined || retryAfterMs <= 0) return "temporary failure, safe to retry";
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   return `temporary failure, safe to retry after ${seconds} s`;
 }

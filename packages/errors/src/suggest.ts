@@ -16,7 +16,7 @@ export function closestMatches(
   const scored: Array<{ name: string; score: number }> = [];
   for (const name of new Set(candidates)) {
     const hay = name.toLowerCase();
-    const contained = needle.length > 0 && (hay.includes(needle) || needle.includes(hay));
+    const contained = needle.length > 0 && hay.length > 0 && (hay.includes(needle) || needle.includes(hay));
     const d = distance(needle, hay);
     if (!contained && d > maxDistance) continue;
     scored.push({ name, score: d - (contained ? 1000 : 0) });

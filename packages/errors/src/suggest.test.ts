@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { closestMatches } from "./suggest.js";
+
+describe("closestMatches (C8 hints: for long lists, the closest matches)", () => {
+  it("C8: names that contain the input come before closer edit-distance matches", () => {
+    expect(closestMatches("note", ["nose", "notebook-archive"])).toStrictEqual(["notebook-archive", "nose"]);
+  });
+
+  it("C8: names contained in the input also count as substring matches", () => {
+    expect(closestMatches("groceries for sunday", ["groceries list", "groceries", "gardening"])).toStrictEqual([
+      "groceries",
+      "groceries list",
+      "gardening",
+    ]);
+  });
+
+  it("C8: substring matches are ordered by edit distance among themselves", () => {
+    expect(closestMatches("todo", ["todo-archive-2019", "todos", "my-todo"])).toStrictEqual([
+      "todos",
+      "my-todo",
+      "todo-archive-2019",
+    ]);
+  });
+
+  it("C8: the rest are ordered by edit distance, ties alphabetically", () => {
+    // kitten -> mitten 1, bitter 2, kitchen 2, sitting 3
+    expect(closestMatches("kitten", ["sitting", "kitchen", "mitten", "bitter"])).toStrictEqual([
+      "mitten",
+      "bitter",
+      "kitchen",
+      "sitting",
+    ]);
+  });
+
+  it("C8: a typo finds the intended name first", () => {
+    expect(closestMatches("grocries", ["todo", "recipes", "groceries", "work"])[0]).toBe("groceries");
+  });
+
+  it("C8: returns at most `limit` names, 5 by default", () => {
+    const names = ["a1", "a2", "a3", "a4", "a5", "a6", "a7"];
+    expect(closestMatches("a", names)).toStrictEqual(["a1", "a2", "a3", "a4", "a5"]);
+    expect(closestMatches("a", names, 2)).toStrictEqual(["a1", "a2"]);
+    expect(closestMatches("a", names, 100)).toHaveLength(7);
+    expect(closestMatches("a", names, 0)).toStrictEqual([]);
+    expect(closestMatches("a", names, -3)).toStrictEqual([]);
+  });
+
+  it("C8: compares case-insensitively but returns names as written", () => {
+    expect(closestMatches("TODO", ["tada", "my todo list", "done", "Todo"])).toStrictEqual([
+      "Todo",
+      "my todo list",
+      "tada",
+      "done",
+    ]);
+    expect(closestMatches("groceries", ["GROCERIES", "recipes"])[0]).toBe("GROCERIES");
+  });
+
+  it("C8: removes duplicate names", () => {
+    expect(closestMatches("todo", ["todo", "groceries", "todo", "groceries"])).toStrictEqual(["todo", "groceries"]);
+  });
+
+  it("accepts any iterable (a Set, a Map's keys, a generator)", () => {
+    expect(closestMatches("todo", new Set(["work", "todo"]))).toStrictEqual(["todo", "work"]);
+    expect(closestMatches("todo", new Map([["todo", 1]]).keys())).toStrictEqual(["todo"]);
+    function* names() {
+      yield "todo";
+      yield "work";
+    }
+    expect(closestMatches("work", names())).toStrictEqual(["work", "todo"]);
+  });
+
+  it("empty candidates give an empty list", () => {
+    expect(closestMatches("todo", [])).toStrictEqual([]);
+    expect(closestMatches("", [])).toStrictEqual([]);
+  });
+
+  it("an empty input ranks the shortest names first, with no substring bonus", () => {
+    expect(closestMatches("", ["bbb", "a", "cc"])).toStrictEqual(["a", "cc", "bbb"]);
+  });
+
+  // KNOWN FAILING: suggest.ts:13 `needle.includes(hay)` is true for an empty candidate, so "" gets the
+  // substring bonus for every non-empty input and is suggested first ("Closest titles: , groceries").
+  it("C8: an empty candidate name does not outrank a one-typo match", () => {
+    expect(closestMatches("grocries", ["", "groceries"])[0]).toBe("groceries");
+  });
+});
