@@ -1,0 +1,35 @@
+import { InvalidArgumentsError } from "@toolshed/errors";
+
+/** An opaque page cursor: base64url JSON, so clients cannot build or depend on its contents. */
+export function encodeCursor(position: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(position), "utf8").toString("base64url");
+}
+
+/**
+ * Reads a cursor made by {@link encodeCursor}, checking that it has the given keys and types.
+ * A cursor that is not one (edited, truncated, from another list) is an invalid-arguments
+ * error that says what works.
+ */
+export function decodeCursor<K extends string>(
+  cursor: string,
+  shape: Record<K, "string" | "number">,
+): Record<K, string | number> {
+  const invalid = () =>
+    new InvalidArgumentsError("cursor is not valid; pass next_cursor from the previous page unchanged, or omit it", [
+      { path: "cursor", message: "must be next_cursor from the previous page of this list" },
+    ]);
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw invalid();
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid();
+  const out = {} as Record<K, string | number>;
+  for (const [key, type] of Object.entries(shape) as Array<[K, "string" | "number"]>) {
+    const v = (value as Record<string, unknown>)[key];
+    if (typeof v !== type || (type === "number" && !Number.isFinite(v))) throw invalid();
+    out[key] = v as string | number;
+  }
+  return out;
+}
