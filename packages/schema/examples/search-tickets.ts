@@ -23,6 +23,7 @@ export const ticketsPack = definePack({ name: "tickets", tools: [searchTickets] 
 
 // Arguments are checked before the handler runs:
 const bad = searchTickets.parseArguments({ query: "login", status: "pending", limit: 999 });
+
 // bad.success === false; bad.issues:
 // [{ path: "status", message: 'must be one of "open", "closed", "any" (got "pending")' },
 //  { path: "limit", message: "must be at most 50 (got 999)" }]

@@ -34,33 +34,64 @@ export function checkTimeout(label: string, timeoutMs: unknown): void {
   }
 }
 
-function hasDescription(schema: JsonSchema): boolean {
-  if (typeof schema.description === "string" && schema.description.trim() !== "") return true;
+type Definitions = Record<string, JsonSchema>;
+
+function resolve(schema: JsonSchema, definitions: Definitions): JsonSchema | undefined {
+  const ref = schema.$ref;
+  if (typeof ref !== "string") return undefined;
+  const name = ref.replace(/^#\/(definitions|\$defs)\//, "");
+  return definitions[name];
+}
+
+/** The description of a published schema node, wherever Zod put it. */
+export function descriptionOf(schema: JsonSchema, definitions: Definitions = {}): string | undefined {
+  if (typeof schema.description === "string" && schema.description.trim() !== "") return schema.description;
+  const target = resolve(schema, definitions);
+  if (target && typeof target.description === "string" && target.description.trim() !== "") return target.description;
   // `.describe()` on an inner schema of a union or nullable lands on the branch.
   const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as JsonSchema[] | undefined;
-  return Array.isArray(branches) && branches.some((b) => typeof b.description === "string" && b.description !== "");
+  if (!Array.isArray(branches)) return undefined;
+  for (const b of branches) {
+    const found = descriptionOf(b, definitions);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function hasDescription(schema: JsonSchema, definitions: Definitions): boolean {
+  return descriptionOf(schema, definitions) !== undefined;
 }
 
 /** Every input property, at every depth, has a description (C13). */
-export function checkInputDescriptions(label: string, schema: JsonSchema, at = ""): void {
+export function checkInputDescriptions(label: string, schema: JsonSchema): void {
+  const definitions = ((schema.definitions ?? schema.$defs) as Definitions | undefined) ?? {};
+  walk(label, schema, "", definitions);
+  // Recursive parts are published once, as definitions; each is checked once.
+  for (const [name, definition] of Object.entries(definitions)) walk(label, definition, `(${name})`, definitions);
+}
+
+function walk(label: string, schema: JsonSchema, at: string, definitions: Definitions): void {
+  if (typeof schema.$ref === "string") return;
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (properties) {
     for (const [name, sub] of Object.entries(properties)) {
       const path = at === "" ? name : `${at}.${name}`;
-      if (!hasDescription(sub)) {
+      if (!hasDescription(sub, definitions)) {
         throw new DefinitionError(
           label,
           "C13",
           `input property "${path}" has no description; add .describe("what it is and what values work")`,
         );
       }
-      checkInputDescriptions(label, sub, path);
+      walk(label, sub, path, definitions);
     }
   }
   const items = schema.items as JsonSchema | undefined;
-  if (items && typeof items === "object" && !Array.isArray(items)) checkInputDescriptions(label, items, `${at}[]`);
+  if (items && typeof items === "object" && !Array.isArray(items)) walk(label, items, `${at}[]`, definitions);
+  const extra = schema.additionalProperties as JsonSchema | boolean | undefined;
+  if (extra && typeof extra === "object") walk(label, extra, `${at}{}`, definitions);
   for (const key of ["anyOf", "oneOf", "allOf"]) {
     const branches = schema[key] as JsonSchema[] | undefined;
-    if (Array.isArray(branches)) for (const b of branches) checkInputDescriptions(label, b, at);
+    if (Array.isArray(branches)) for (const b of branches) walk(label, b, at, definitions);
   }
 }

@@ -74,6 +74,13 @@ function clean(node: unknown, io: "input" | "output", at: string): unknown {
     }
     out[key] = clean(value, io, `${at}/${key}`);
   }
+  // `type: [a, b]` means the same in both drafts, but strict validators (Ajv's strictTypes)
+  // refuse it; anyOf says the same thing to all of them.
+  if (Array.isArray(out.type)) {
+    const types = out.type as string[];
+    delete out.type;
+    out.anyOf = types.map((type) => ({ type }));
+  }
   if (io === "input" && out.type === "object" && out.additionalProperties === undefined && out.properties) {
     out.additionalProperties = false;
   }

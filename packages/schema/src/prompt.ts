@@ -1,9 +1,10 @@
 import type { GetPromptResult, PromptMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { type ParseResult, parseArguments } from "./arguments.js";
-import { checkName, checkText } from "./checks.js";
+import { checkName, checkText, descriptionOf } from "./checks.js";
 import type { RequestContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
+import { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
 import type { Completer } from "./resource.js";
 
 type MaybePromise<T> = T | Promise<T>;
@@ -41,14 +42,21 @@ export function definePrompt<A extends ArgsObject>(config: PromptConfig<A>): Pro
   checkName(label, config.name);
   checkText(label, "description", config.description);
   const shape = config.args.shape as Record<string, z.ZodType>;
+  let published: JsonSchema;
+  try {
+    published = toPortableJsonSchema(config.args, "input");
+  } catch (error) {
+    throw new DefinitionError(label, "C5", (error as Error).message);
+  }
+  const properties = (published.properties ?? {}) as Record<string, JsonSchema>;
   const args: PromptArgumentListing[] = [];
   for (const [name, schema] of Object.entries(shape)) {
-    const description = schema.description;
-    if (!description) {
+    const description = properties[name] ? descriptionOf(properties[name]) : undefined;
+    if (description === undefined) {
       throw new DefinitionError(label, "C13", `argument "${name}" has no description; add .describe("…")`);
     }
-    const optional = (schema as { _zod?: { optin?: string } })._zod?.optin === "optional";
-    args.push({ name, description, required: !optional });
+    // Optional and defaulted arguments both accept being left out.
+    args.push({ name, description, required: !schema.safeParse(undefined).success });
   }
   for (const key of Object.keys(config.complete ?? {})) {
     if (!(key in shape)) throw new DefinitionError(label, "C13", `complete names "${key}", which is not an argument`);

@@ -166,14 +166,16 @@ export type ShapedResult = { ok: true; result: CallToolResult } | { ok: false; p
 export function shapeToolResult(tool: ToolDefinition, value: unknown, format: TextFormat = "pretty"): ShapedResult {
   if (isFullResult(value)) {
     const { structuredContent } = value;
+    const result: CallToolResult = { ...value };
     if (structuredContent !== undefined && tool.output !== undefined) {
       const check = checkOutput(
         tool,
         tool.wrapsOutput ? (structuredContent as { result?: unknown }).result : structuredContent,
       );
       if (!check.ok) return check;
+      // Send what the schema let through, not extra keys it stripped (C3).
+      result.structuredContent = (tool.wrapsOutput ? { result: check.data } : check.data) as Record<string, unknown>;
     }
-    const result: CallToolResult = { ...value };
     return { ok: true, result };
   }
   if (tool.output === undefined) {
@@ -207,7 +209,12 @@ function checkOutput(
 ): { ok: true; data: unknown } | { ok: false; problem: string } {
   const schema = tool.output as z.ZodType;
   const parsed = schema.safeParse(value);
-  if (parsed.success) return { ok: true, data: parsed.data };
+  if (parsed.success && parsed.data !== undefined) return { ok: true, data: parsed.data };
+  if (parsed.success) {
+    // JSON has no undefined: a schema that allows "nothing" is sent as null when it allows that.
+    if (schema.safeParse(null).success) return { ok: true, data: null };
+    return { ok: false, problem: `tool ${tool.name} returned nothing, but its output schema needs a value` };
+  }
   const lines = toValidationIssues(parsed.error.issues).map((i) => `${i.path || "(result)"}: ${i.message}`);
   return { ok: false, problem: `output of tool ${tool.name} does not match its output schema: ${lines.join("; ")}` };
 }

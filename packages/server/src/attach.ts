@@ -1,6 +1,7 @@
 import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 import { type McpServer, ResourceTemplate as SdkResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ToolError } from "@toolshed/errors";
 import type { AnyTool, Logger, Pack, RequestContext, TextFormat } from "@toolshed/schema";
 import { z } from "zod";
 import { createLogger } from "./logger.js";
@@ -56,21 +57,18 @@ export function attachPack(mcpServer: McpServer, pack: Pack, options: AttachPack
     const complete: Record<string, (value: string, c?: { arguments?: Record<string, string> }) => Promise<string[]>> =
       {};
     for (const variable of template.variables) {
-      complete[variable] = async (value, c) =>
-        (
-          await runtime.complete(
-            { type: "ref/resource", uri: template.uriTemplate },
-            { name: variable, value },
-            c?.arguments ?? {},
-            { signal: new AbortController().signal, logger },
-          )
-        ).completion.values;
+      // Uncapped: the SDK caps at 100 and computes total and hasMore itself.
+      complete[variable] = (value, c) =>
+        runtime.completionValues(
+          { type: "ref/resource", uri: template.uriTemplate },
+          { name: variable, value },
+          c?.arguments ?? {},
+          { signal: new AbortController().signal, logger },
+        );
     }
     const list = template.list
       ? async (extra: unknown) => ({
-          resources: (await runtime.listResources(context(extra as SdkExtra, logger))).filter(
-            (r) => template.match(r.uri) !== undefined,
-          ),
+          resources: await runtime.listTemplateResources(template, context(extra as SdkExtra, logger)),
         })
       : undefined;
     const meta: Record<string, unknown> = { description: template.description };
@@ -89,16 +87,16 @@ export function attachPack(mcpServer: McpServer, pack: Pack, options: AttachPack
       const completer = prompt.complete?.[name];
       shape[name] = completer
         ? (completable(
-            schema as never,
-            (async (value: unknown, c?: { arguments?: Record<string, string> }) =>
-              (
-                await runtime.complete(
-                  { type: "ref/prompt", name: prompt.name },
-                  { name, value: String(value ?? "") },
-                  c?.arguments ?? {},
-                  { signal: new AbortController().signal, logger },
-                )
-              ).completion.values) as never,
+            // completable() marks the schema it is given; a clone keeps the pack's own schema
+            // unmarked so the pack can be attached to several servers.
+            (schema as z.ZodType & { clone(): z.ZodType }).clone() as never,
+            ((value: unknown, c?: { arguments?: Record<string, string> }) =>
+              runtime.completionValues(
+                { type: "ref/prompt", name: prompt.name },
+                { name, value: String(value ?? "") },
+                c?.arguments ?? {},
+                { signal: new AbortController().signal, logger },
+              )) as never,
           ) as unknown as z.ZodType)
         : schema;
     }
@@ -110,6 +108,14 @@ export function attachPack(mcpServer: McpServer, pack: Pack, options: AttachPack
       (async (args: Record<string, string>, extra: unknown) =>
         runtime.getPrompt(prompt.name, args, context(extra as SdkExtra, logger))) as never,
     );
+  }
+}
+
+function requireClientCapability(mcpServer: McpServer, capability: "sampling" | "elicitation", what: string): void {
+  if (!mcpServer.server.getClientCapabilities()?.[capability]) {
+    throw new ToolError(`this client does not support ${capability}, so the tool cannot ${what}`, {
+      code: "failed_precondition",
+    });
   }
 }
 
@@ -143,8 +149,14 @@ function registerTool(mcpServer: McpServer, tool: AnyTool, logger: Logger, optio
         log: async (level, data) => {
           await mcpServer.server.sendLoggingMessage({ level, logger: tool.name, data }, extra.sessionId);
         },
-        createMessage: (params) => mcpServer.server.createMessage(params) as never,
-        elicitInput: (params) => mcpServer.server.elicitInput(params) as never,
+        createMessage: (params) => {
+          requireClientCapability(mcpServer, "sampling", "ask its model");
+          return extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema) as never;
+        },
+        elicitInput: (params) => {
+          requireClientCapability(mcpServer, "elicitation", "ask the user");
+          return extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema) as never;
+        },
       },
       extra.signal,
       { timeoutMs: options.timeoutMs ?? 30_000, textFormat: options.textFormat ?? "pretty", logger },

@@ -33,8 +33,11 @@ export function checkJsonRpcMessage(value: unknown): CheckedMessage {
   const m = value as Record<string, unknown>;
   const hasId = "id" in m;
   const id = validId(m.id) ? m.id : null;
+  const isResponse = !("method" in m) && ("result" in m || "error" in m);
   const invalid = (why: string): CheckedMessage => {
+    // Notifications and responses are never answered, or two peers could bounce errors forever.
     if (!hasId && typeof m.method === "string") return { ok: false };
+    if (isResponse) return { ok: false };
     return { ok: false, response: errorResponse(id, JsonRpcCode.InvalidRequest, `Invalid Request: ${why}`) };
   };
   if (m.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');

@@ -21,6 +21,7 @@ import {
   type AnyResourceTemplate,
   type AnyTool,
   type AuthInfo,
+  type Completer,
   checkUniqueNames,
   type Logger,
   type Pack,
@@ -162,11 +163,7 @@ export class Runtime {
   async listResources(ctx: RequestContext): Promise<Resource[]> {
     const out: Resource[] = [];
     for (const r of this.resources.values()) out.push(describeResource(r));
-    for (const t of this.templates.values()) {
-      if (!t.list) continue;
-      const listed = await this.#guard(`list resources of ${t.name}`, () => t.list?.(ctx) ?? []);
-      for (const item of listed) out.push({ mimeType: t.mimeType, ...item });
-    }
+    for (const t of this.templates.values()) out.push(...(await this.listTemplateResources(t, ctx)));
     return out;
   }
 
@@ -235,39 +232,64 @@ export class Runtime {
     return toPromptResult(prompt, body);
   }
 
-  async complete(
+  /** Every value a completer suggests, uncapped; unknown references are -32602. */
+  async completionValues(
     ref: { type: string; name?: string; uri?: string },
     argument: { name: string; value: string },
     context: Record<string, string>,
     ctx: RequestContext,
-  ): Promise<CompleteResult> {
-    let completer: ((value: string, c: RequestContext & { arguments: Record<string, string> }) => unknown) | undefined;
+  ): Promise<string[]> {
+    let completers: Record<string, Completer | undefined> | undefined;
     if (ref.type === "ref/prompt") {
       const prompt = this.prompts.get(ref.name ?? "");
       if (!prompt) throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown prompt: ${ref.name}`);
-      completer = prompt.complete?.[argument.name];
+      completers = prompt.complete;
     } else if (ref.type === "ref/resource") {
       const template = [...this.templates.values()].find((t) => t.uriTemplate === ref.uri);
       if (!template) {
-        if (this.resources.has(ref.uri ?? "")) return { completion: { values: [], hasMore: false } };
+        if (this.resources.has(ref.uri ?? "")) return [];
         throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
       }
-      completer = template.complete?.[argument.name];
+      completers = template.complete;
     } else {
       throw new JsonRpcError(
         JsonRpcCode.InvalidParams,
         `Unknown reference type: ${ref.type}; use ref/prompt or ref/resource`,
       );
     }
-    if (!completer) return { completion: { values: [], hasMore: false } };
-    const fn = completer;
-    const values = (await this.#guard(`complete ${argument.name}`, () =>
-      fn(argument.value, { ...ctx, arguments: context }),
-    )) as readonly string[];
-    const all = [...values].filter((v) => typeof v === "string");
+    // Own keys only: an argument named "constructor" has no completer.
+    const completer = completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
+    if (typeof completer !== "function") return [];
+    return this.#guard(`complete ${argument.name}`, async () => {
+      const values = await completer(argument.value, { ...ctx, arguments: context });
+      if (!Array.isArray(values))
+        throw new Error(`completer for ${argument.name} returned ${typeof values}, not a list`);
+      return values.filter((v): v is string => typeof v === "string");
+    });
+  }
+
+  /** completion/complete: at most 100 values, with the total. */
+  async complete(
+    ref: { type: string; name?: string; uri?: string },
+    argument: { name: string; value: string },
+    context: Record<string, string>,
+    ctx: RequestContext,
+  ): Promise<CompleteResult> {
+    const all = await this.completionValues(ref, argument, context, ctx);
     return {
       completion: { values: all.slice(0, MAX_COMPLETIONS), total: all.length, hasMore: all.length > MAX_COMPLETIONS },
     };
+  }
+
+  /** The resources one template lists. */
+  async listTemplateResources(template: AnyResourceTemplate, ctx: RequestContext): Promise<Resource[]> {
+    if (!template.list) return [];
+    const list = template.list;
+    const listed = await this.#guard(`list resources of ${template.name}`, () => list(ctx));
+    return listed.map((item) => ({
+      ...(template.mimeType === undefined ? {} : { mimeType: template.mimeType }),
+      ...item,
+    }));
   }
 
   /** Runs a resource, prompt or completion handler; failures become JSON-RPC errors, masked unless tool errors. */

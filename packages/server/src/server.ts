@@ -68,13 +68,12 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
       const server = createSdkServer(runtime, info);
       server.onerror = (error) => logger.warn({ err: error }, "protocol error");
       connections.add(server);
-      const previous = transport.onclose;
       await server.connect(transport);
+      // The SDK already chains the transport's own onclose; this only adds bookkeeping.
       const onclose = server.onclose;
       server.onclose = () => {
         connections.delete(server);
         onclose?.();
-        previous?.();
       };
       return server;
     },

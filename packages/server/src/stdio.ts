@@ -53,28 +53,38 @@ export class StdioTransport implements Transport {
         this.#reset();
         continue;
       }
+      if (this.#size + head.length > this.#maxLineBytes) {
+        this.#reset();
+        this.#tooLarge();
+        continue;
+      }
       this.#chunks.push(head);
       const line = Buffer.concat(this.#chunks).toString("utf8").replace(/\r$/, "");
       this.#reset();
       this.#handleLine(line);
     }
     if (buf.length === 0 || this.#skipping) return;
-    this.#size += buf.length;
-    if (this.#size > this.#maxLineBytes) {
+    if (this.#size + buf.length > this.#maxLineBytes) {
+      // Answer now and drop the rest of this line as it arrives, so memory stays bounded.
       this.#reset();
       this.#skipping = true;
-      void this.#write({
-        jsonrpc: "2.0",
-        id: null,
-        error: {
-          code: JsonRpcCode.InvalidRequest,
-          message: `Invalid Request: message larger than ${this.#maxLineBytes} bytes`,
-        },
-      });
+      this.#tooLarge();
       return;
     }
+    this.#size += buf.length;
     this.#chunks.push(buf);
   };
+
+  #tooLarge() {
+    void this.#write({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: JsonRpcCode.InvalidRequest,
+        message: `Invalid Request: message larger than ${this.#maxLineBytes} bytes`,
+      },
+    });
+  }
 
   #reset() {
     this.#chunks = [];

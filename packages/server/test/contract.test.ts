@@ -101,7 +101,7 @@ describe("C3 output is checked", () => {
     expect(result.structuredContent).toBeUndefined();
     expect(text(result)).toMatch(/^Error executing tool bad_output \(ref [0-9a-f]{8}\)$/);
     expect(JSON.stringify(result)).not.toContain("many");
-    const ref = (result._meta?.[META] as { ref: string }).ref;
+    const ref = (result._meta?.[META] as { ref?: string } | undefined)?.ref;
     expect(
       logs.lines.some((l) => l.ref === ref && JSON.stringify(l).includes("does not match its output schema")),
     ).toBe(true);
@@ -305,7 +305,7 @@ describe("C10 classification of common failures", () => {
 
   it("C10: an unknown HTTP status is internal and masked", async () => {
     const result = await call("upstream", { status: 418 });
-    expect((result._meta?.[META] as { kind: string }).kind).toBe("internal");
+    expect((result._meta?.[META] as { kind?: string } | undefined)?.kind).toBe("internal");
     expect(text(result)).toMatch(/^Error executing tool upstream \(ref [0-9a-f]{8}\)$/);
   });
 });

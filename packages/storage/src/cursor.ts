@@ -13,14 +13,20 @@ export function encodeCursor(position: Record<string, string | number>): string 
 export function decodeCursor<K extends string>(
   cursor: string,
   shape: Record<K, "string" | "number">,
+  names: { field?: string; next?: string } = {},
 ): Record<K, string | number> {
+  const field = names.field ?? "cursor";
+  const next = names.next ?? "next_cursor";
   const invalid = () =>
-    new InvalidArgumentsError("cursor is not valid; pass next_cursor from the previous page unchanged, or omit it", [
-      { path: "cursor", message: "must be next_cursor from the previous page of this list" },
+    new InvalidArgumentsError(`${field} is not valid; pass ${next} from the previous page unchanged, or omit it`, [
+      { path: field, message: `must be ${next} from the previous page of this list` },
     ]);
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    const bytes = Buffer.from(cursor, "base64url");
+    // Node's decoder skips junk; a cursor that does not re-encode to itself was edited.
+    if (bytes.toString("base64url") !== cursor) throw invalid();
+    value = JSON.parse(bytes.toString("utf8"));
   } catch {
     throw invalid();
   }

@@ -57,7 +57,7 @@ export function runIdempotent<T>(
       const result = create();
       db.prepare(
         "INSERT INTO toolshed_idempotency (scope, key, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)",
-      ).run(request.scope, key, print, JSON.stringify(result), new Date().toISOString());
+      ).run(request.scope, key, print, JSON.stringify(result ?? null), new Date().toISOString());
       return result;
     })
     .immediate();

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 
@@ -8,6 +8,17 @@ export interface OpenSqliteOptions {
   /** How long a write waits for another connection's lock before SQLITE_BUSY (default 5000 ms). */
   busyTimeoutMs?: number;
   readonly?: boolean;
+}
+
+// Node 20's recursive mkdirSync never returns for some unwritable parents (such as under
+// /proc), so folders are made one level at a time.
+function makeFolders(folder: string): void {
+  const missing: string[] = [];
+  for (let at = folder; !existsSync(at); at = dirname(at)) {
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const dir of missing) mkdirSync(dir);
 }
 
 /** Thrown when a database file cannot be opened; the message says what would work. */
@@ -23,7 +34,7 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Sqlit
   const file = memory ? path : resolve(path);
   if (!memory && !options.readonly) {
     try {
-      mkdirSync(dirname(file), { recursive: true });
+      makeFolders(dirname(file));
     } catch (error) {
       throw new StorageOpenError(
         `cannot create the folder for database ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}); choose a writable path`,

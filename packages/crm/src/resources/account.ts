@@ -1,0 +1,37 @@
+import { defineResourceTemplate } from "@toolshed/schema";
+import { z } from "zod";
+import type { CrmDeps } from "../deps.js";
+import { accountNotFound } from "../not-found.js";
+import { accountIdSchema } from "../schemas.js";
+
+/** resources/list shows the first accounts by id; the rest are reachable by id and completion. */
+export const LISTED_ACCOUNTS = 100;
+const COMPLETIONS = 100;
+
+export function accountResource({ backend, call }: CrmDeps) {
+  return defineResourceTemplate({
+    uriTemplate: "crm://accounts/{account_id}",
+    name: "crm_account",
+    title: "CRM account",
+    description: "One CRM account as JSON: id, name, tier, ARR, domain, notes, archived flag and timestamps",
+    mimeType: "application/json",
+    params: z.object({ account_id: accountIdSchema.describe("Account id such as acc_1001") }),
+    complete: {
+      account_id: (value, ctx) =>
+        call(ctx.signal, (signal) => backend.completeAccountIds(value, COMPLETIONS, { signal })),
+    },
+    list: async (ctx) => {
+      const page = await call(ctx.signal, (signal) => backend.listAccounts({ limit: LISTED_ACCOUNTS }, { signal }));
+      return page.accounts.map((a) => ({
+        uri: `crm://accounts/${encodeURIComponent(a.id)}`,
+        name: a.name,
+        description: `${a.tier} account, ARR $${a.arr}${a.archived ? ", archived" : ""}`,
+      }));
+    },
+    read: async ({ account_id }, ctx) => {
+      const account = await call(ctx.signal, (signal) => backend.getAccount(account_id, { signal }));
+      if (!account) throw await accountNotFound(backend, call, account_id, ctx.signal);
+      return JSON.stringify(account, null, 2);
+    },
+  });
+}

@@ -1,0 +1,192 @@
+import { randomBytes } from "node:crypto";
+import { ConflictError } from "@toolshed/errors";
+import {
+  decodeCursor,
+  encodeCursor,
+  openSqlite,
+  runIdempotent,
+  runMigrations,
+  type SqliteDatabase,
+} from "@toolshed/storage";
+import type {
+  Account,
+  AccountPage,
+  AccountRef,
+  AccountSearch,
+  AccountSearchPage,
+  BackendCallOptions,
+  CreateAccountOptions,
+  CrmBackend,
+  NewAccount,
+  Tier,
+  TierUpdate,
+} from "../backend.js";
+import { accountNameKey, normalizeAccountName } from "../names.js";
+import { completeAccountIds, findCandidates } from "./candidates.js";
+import { CRM_MIGRATION_SCOPE, CRM_SQLITE_MIGRATIONS } from "./migrations.js";
+import { ACCOUNT_COLUMNS, type AccountRow, clampLimit, toAccount } from "./rows.js";
+import { searchAccounts } from "./search.js";
+
+const CREATE_SCOPE = "crm.create_account";
+
+/** A create request as stored and fingerprinted: every field present, absent ones null. */
+interface AccountInput {
+  id: string | null;
+  name: string;
+  tier: Tier;
+  arr: number;
+  domain: string | null;
+  notes: string | null;
+}
+
+function newAccountId(): string {
+  return `acc_${randomBytes(6).toString("hex")}`;
+}
+
+export interface SqliteCrmBackendOptions {
+  /** How long a write waits for another connection's lock before a retryable busy error (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * The CRM backend on SQLite (better-sqlite3): WAL, FTS5 search, every write in one IMMEDIATE
+ * transaction, so several processes can share one file.
+ */
+export class SqliteCrmBackend implements CrmBackend {
+  readonly #db: SqliteDatabase;
+  #closed = false;
+
+  private constructor(db: SqliteDatabase) {
+    this.#db = db;
+  }
+
+  /** Opens (creating or upgrading in place) a database file, or `:memory:`. */
+  static open(path: string, options: SqliteCrmBackendOptions = {}): SqliteCrmBackend {
+    const db = openSqlite(path, { busyTimeoutMs: options.busyTimeoutMs });
+    try {
+      runMigrations(db, CRM_MIGRATION_SCOPE, CRM_SQLITE_MIGRATIONS);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteCrmBackend(db);
+  }
+
+  async searchAccounts(search: AccountSearch, options?: BackendCallOptions): Promise<AccountSearchPage> {
+    options?.signal?.throwIfAborted();
+    return searchAccounts(this.#db, search);
+  }
+
+  async getAccount(id: string, options?: BackendCallOptions): Promise<Account | undefined> {
+    options?.signal?.throwIfAborted();
+    return this.#get(id);
+  }
+
+  async listAccounts(page: { limit: number; cursor?: string }, options?: BackendCallOptions): Promise<AccountPage> {
+    options?.signal?.throwIfAborted();
+    const limit = clampLimit(page.limit);
+    const after = page.cursor === undefined ? null : (decodeCursor(page.cursor, { a: "string" }).a as string);
+    const rows = this.#db
+      .prepare(`SELECT ${ACCOUNT_COLUMNS} FROM crm_accounts WHERE (? IS NULL OR id > ?) ORDER BY id LIMIT ?`)
+      .all(after, after, limit + 1) as AccountRow[];
+    const accounts = rows.slice(0, limit).map(toAccount);
+    const last = accounts.at(-1);
+    return { accounts, nextCursor: rows.length > limit && last ? encodeCursor({ a: last.id }) : null };
+  }
+
+  async createAccount(account: NewAccount, options?: CreateAccountOptions): Promise<Account> {
+    options?.signal?.throwIfAborted();
+    const input: AccountInput = {
+      id: account.id ?? null,
+      name: normalizeAccountName(account.name),
+      tier: account.tier,
+      arr: account.arr,
+      domain: account.domain ?? null,
+      notes: account.notes ?? null,
+    };
+    return runIdempotent(this.#db, { scope: CREATE_SCOPE, key: options?.idempotencyKey, args: input }, () =>
+      this.#insert(input),
+    );
+  }
+
+  async updateTier(id: string, tier: Tier, options?: BackendCallOptions): Promise<TierUpdate> {
+    options?.signal?.throwIfAborted();
+    return this.#db
+      .transaction((): TierUpdate => {
+        const account = this.#get(id);
+        if (!account) return { status: "not_found" };
+        if (account.archived) return { status: "archived", account };
+        if (account.tier === tier) return { status: "updated", account, previousTier: tier };
+        this.#db
+          .prepare("UPDATE crm_accounts SET tier = ?, updated_at = ? WHERE id = ?")
+          .run(tier, new Date().toISOString(), id);
+        return { status: "updated", account: this.#get(id) as Account, previousTier: account.tier };
+      })
+      .immediate();
+  }
+
+  async setArchived(id: string, archived: boolean, options?: BackendCallOptions): Promise<Account | undefined> {
+    options?.signal?.throwIfAborted();
+    return this.#db
+      .transaction(() => {
+        const account = this.#get(id);
+        if (!account || account.archived === archived) return account;
+        this.#db
+          .prepare("UPDATE crm_accounts SET archived = ?, updated_at = ? WHERE id = ?")
+          .run(archived ? 1 : 0, new Date().toISOString(), id);
+        return this.#get(id);
+      })
+      .immediate();
+  }
+
+  async findCandidates(text: string, limit: number, options?: BackendCallOptions): Promise<AccountRef[]> {
+    options?.signal?.throwIfAborted();
+    return findCandidates(this.#db, text, clampLimit(limit, 250));
+  }
+
+  async completeAccountIds(prefix: string, limit: number, options?: BackendCallOptions): Promise<string[]> {
+    options?.signal?.throwIfAborted();
+    return completeAccountIds(this.#db, prefix, clampLimit(limit));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#db.close();
+  }
+
+  #get(id: string): Account | undefined {
+    const row = this.#db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM crm_accounts WHERE id = ?`).get(id) as
+      | AccountRow
+      | undefined;
+    return row ? toAccount(row) : undefined;
+  }
+
+  /** Runs inside the caller's transaction, so the uniqueness checks and the insert are one step. */
+  #insert(input: AccountInput): Account {
+    const nameKey = accountNameKey(input.name);
+    const sameName = this.#db.prepare("SELECT id, name FROM crm_accounts WHERE name_key = ?").get(nameKey) as
+      | AccountRef
+      | undefined;
+    if (sameName) {
+      throw new ConflictError(
+        `An account named '${input.name}' already exists: ${sameName.id} (${sameName.name}). Names are unique ignoring case; use that account or choose another name`,
+      );
+    }
+    const id = input.id ?? newAccountId();
+    const sameId = this.#get(id);
+    if (sameId) {
+      throw new ConflictError(
+        `Account id '${id}' is already taken by ${sameId.name}; leave the id out to get a new one`,
+      );
+    }
+    const now = new Date().toISOString();
+    this.#db
+      .prepare(
+        `INSERT INTO crm_accounts (id, name, name_key, tier, arr, domain, notes, archived, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+      )
+      .run(id, input.name, nameKey, input.tier, input.arr, input.domain, input.notes, now, now);
+    return this.#get(id) as Account;
+  }
+}

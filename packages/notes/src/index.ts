@@ -1,0 +1,15 @@
+export { DEMO_NOTES } from "./demo-notes.js";
+export { NOTE_LIMITS } from "./limits.js";
+export { type NotesPackOptions, notesPack } from "./pack.js";
+export { noteUri } from "./resources/note.js";
+export { seedDemo } from "./seed.js";
+export { SqliteNotesStore, type SqliteNotesStoreOptions } from "./sqlite-store.js";
+export type {
+  NewNote,
+  Note,
+  NoteChanges,
+  NoteListPage,
+  NoteSearchHit,
+  NoteSummary,
+  NotesStore,
+} from "./store.js";

@@ -1,0 +1,31 @@
+export { TICKETS_MIGRATIONS } from "./migrations.js";
+export { type TicketsPackOptions, ticketsPack } from "./pack.js";
+export { ticketMarkdown } from "./render-markdown.js";
+export { seedDemo } from "./seed.js";
+export { SqliteTicketsStore, type SqliteTicketsStoreOptions } from "./sqlite-store.js";
+export {
+  type AddedComment,
+  type CreatedTicket,
+  MAX_COMMENTS_PAGE,
+  MAX_TICKETS_PAGE,
+  type NewTicket,
+  type SimilarTicket,
+  type StatusChange,
+  type Ticket,
+  type TicketComment,
+  type TicketPage,
+  type TicketPriority,
+  type TicketSearchHit,
+  type TicketStatus,
+  type TicketSummary,
+  type TicketsStore,
+  type TicketWithComments,
+  type WriteOptions,
+} from "./store.js";
+export {
+  formatTicketId,
+  parseTicketId,
+  TICKET_ID_PATTERN,
+  ticketNotFoundError,
+  ticketNumberTypos,
+} from "./ticket-id.js";

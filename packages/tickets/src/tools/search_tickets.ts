@@ -1,0 +1,31 @@
+import { defineTool } from "@toolshed/schema";
+import { z } from "zod";
+import { TicketSummarySchema } from "../schemas.js";
+import type { TicketsStore } from "../store.js";
+
+export const SearchTicketsInput = z.object({
+  query: z.string().describe("Words to match in title or body"),
+  status: z
+    .enum(["open", "closed", "any"])
+    .default("open")
+    .describe('Which tickets to match: "open" (default), "closed" or "any"'),
+  limit: z.number().int().min(1).max(50).default(10).describe("Most tickets to return, 1-50 (default 10)"),
+});
+
+export const SearchTicketsOutput = z.array(
+  TicketSummarySchema.extend({
+    snippet: z.string().describe("Excerpt of the body with matched words in **"),
+  }),
+);
+
+export function searchTicketsTool(store: TicketsStore) {
+  return defineTool({
+    name: "search_tickets",
+    title: "Search tickets",
+    description: "Search support tickets. Use before creating a ticket to avoid duplicates.",
+    input: SearchTicketsInput,
+    output: SearchTicketsOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    handler: ({ query, status, limit }) => store.searchTickets({ text: query, status, limit }),
+  });
+}
