@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 
@@ -14,9 +14,13 @@ export interface OpenSqliteOptions {
 // /proc), so folders are made one level at a time.
 function makeFolders(folder: string): void {
   const missing: string[] = [];
-  for (let at = folder; !existsSync(at); at = dirname(at)) {
+  let at = folder;
+  for (; !existsSync(at); at = dirname(at)) {
     missing.unshift(at);
     if (dirname(at) === at) break;
+  }
+  if (existsSync(at) && !statSync(at).isDirectory()) {
+    throw Object.assign(new Error(`${at} is not a folder`), { code: "ENOTDIR" });
   }
   for (const dir of missing) mkdirSync(dir);
 }
