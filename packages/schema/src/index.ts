@@ -2,6 +2,7 @@ export { type ParseResult, parseArguments, unknownKeyIssues } from "./arguments.
 export { checkInputDescriptions, NAME_PATTERN } from "./checks.js";
 export type { AuthInfo, Logger, LoggingLevel, RequestContext, ToolContext } from "./context.js";
 export { DefinitionError } from "./definition-error.js";
+export { type ContractChange, diffContracts, type PublishedContract } from "./diff.js";
 export { describeValue, formatPath, hintErrorMap, toValidationIssues } from "./hints.js";
 export { isObjectSchema, type JsonSchema, toPortableJsonSchema, wrapResultSchema } from "./json-schema.js";
 export {
