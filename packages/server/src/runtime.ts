@@ -176,6 +176,13 @@ export class Runtime {
     });
   }
 
+  /** True when a URI is a fixed resource or matches a template's form. */
+  knowsResource(uri: string): boolean {
+    if (this.resources.has(uri)) return true;
+    for (const t of this.templates.values()) if (t.match(uri)) return true;
+    return false;
+  }
+
   async readResource(uri: string, ctx: RequestContext): Promise<ReadResourceResult> {
     const fixed = this.resources.get(uri);
     if (fixed) {

@@ -68,10 +68,17 @@ export interface SdkServerOptions {
   instructions?: string;
 }
 
+const SUBSCRIPTIONS = new WeakMap<Server, ReadonlySet<string>>();
+
+/** The resource URIs a connection subscribed to (empty for servers without resources). */
+export function subscriptionsOf(server: Server): ReadonlySet<string> {
+  return SUBSCRIPTIONS.get(server) ?? new Set();
+}
+
 /** A low-level SDK `Server` with every handler answered by the runtime (one per connection). */
 export function createSdkServer(runtime: Runtime, info: SdkServerOptions): Server {
   const capabilities: ServerCapabilities = { tools: { listChanged: false }, logging: {} };
-  if (runtime.hasResources) capabilities.resources = { listChanged: false };
+  if (runtime.hasResources) capabilities.resources = { listChanged: false, subscribe: true };
   if (runtime.hasPrompts) capabilities.prompts = { listChanged: false };
   if (runtime.hasResources || runtime.hasPrompts) capabilities.completions = {};
   const serverInfo: { name: string; version: string; title?: string } = { name: info.name, version: info.version };
@@ -158,6 +165,23 @@ export function createSdkServer(runtime: Runtime, info: SdkServerOptions): Serve
   });
 
   if (runtime.hasResources) {
+    const subscribed = new Set<string>();
+    SUBSCRIPTIONS.set(server, subscribed);
+    on("resources/subscribe", async (params) => {
+      const uri = requireString("resources/subscribe", params, "uri", "the resource URI (a non-empty string)");
+      if (!runtime.knowsResource(uri)) {
+        throw new JsonRpcError(
+          JsonRpcCode.ResourceNotFound,
+          `Resource not found: ${uri}; subscribe to a URI from resources/list or a resource template`,
+        );
+      }
+      subscribed.add(uri);
+      return {};
+    });
+    on("resources/unsubscribe", async (params) => {
+      subscribed.delete(requireString("resources/unsubscribe", params, "uri", "the resource URI (a non-empty string)"));
+      return {};
+    });
     on("resources/list", async (_params, extra) => ({ resources: await runtime.listResources(baseContext(extra)) }));
     on("resources/templates/list", async () => ({ resourceTemplates: runtime.listResourceTemplates() }));
     on("resources/read", async (params, extra) => {

@@ -3,7 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { AuthInfo, Logger, Pack, TextFormat } from "@toolshed/schema";
 import { createLogger } from "./logger.js";
 import { Runtime } from "./runtime.js";
-import { createSdkServer } from "./sdk-server.js";
+import { createSdkServer, subscriptionsOf } from "./sdk-server.js";
 
 export interface CreateServerOptions {
   name: string;
@@ -34,6 +34,8 @@ export interface ToolshedServer {
   createSdkServer(): Server;
   /** Serves one connection (stdio, in-memory, an HTTP session…) until it closes. */
   connect(transport: Transport): Promise<Server>;
+  /** Tells every connection that subscribed to `uri` that it changed (resources/subscribe). */
+  notifyResourceUpdated(uri: string): Promise<void>;
   /** Closes every connection, then the packs' stores. */
   close(): Promise<void>;
 }
@@ -76,6 +78,10 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
         onclose?.();
       };
       return server;
+    },
+    async notifyResourceUpdated(uri) {
+      const targets = [...connections].filter((s) => subscriptionsOf(s).has(uri));
+      await Promise.allSettled(targets.map((s) => s.sendResourceUpdated({ uri })));
     },
     async close() {
       if (closed) return;
