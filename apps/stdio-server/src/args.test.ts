@@ -1,0 +1,139 @@
+import { describe, expect, it } from "vitest";
+import { parseStdioArgs, StdioUsageError, usageText } from "./args.js";
+
+const home = "/home/someone";
+const parse = (argv: string[], env: Record<string, string> = {}) => parseStdioArgs(argv, env, { homeDir: home });
+
+function usageError(argv: string[], env: Record<string, string> = {}): string {
+  try {
+    parse(argv, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(StdioUsageError);
+    return (error as Error).message;
+  }
+  throw new Error("expected a usage error");
+}
+
+describe("parseStdioArgs", () => {
+  it("defaults: every pack, ~/.toolshed/toolshed.db, info, writable, no demo", () => {
+    expect(parse([])).toEqual({
+      command: "serve",
+      db: "/home/someone/.toolshed/toolshed.db",
+      packs: ["notes", "tickets", "crm"],
+      readOnly: false,
+      demo: false,
+      logLevel: "info",
+    });
+  });
+
+  it("reads every flag", () => {
+    expect(
+      parse(["--db", "/data/t.db", "--packs", "notes,crm", "--read-only", "--demo", "--log-level", "DEBUG"]),
+    ).toEqual({
+      command: "serve",
+      db: "/data/t.db",
+      packs: ["notes", "crm"],
+      readOnly: true,
+      demo: true,
+      logLevel: "debug",
+    });
+  });
+
+  it("accepts --flag=value", () => {
+    expect(parse(["--db=/x.db", "--packs=tickets"])).toMatchObject({ db: "/x.db", packs: ["tickets"] });
+  });
+
+  it("reads TOOLSHED_* variables when the flag is absent", () => {
+    const env = {
+      TOOLSHED_DB: "/env/t.db",
+      TOOLSHED_PACKS: "crm",
+      TOOLSHED_READ_ONLY: "true",
+      TOOLSHED_DEMO: "1",
+      TOOLSHED_LOG_LEVEL: "warn",
+    };
+    expect(parse([], env)).toEqual({
+      command: "serve",
+      db: "/env/t.db",
+      packs: ["crm"],
+      readOnly: true,
+      demo: true,
+      logLevel: "warn",
+    });
+  });
+
+  it("a flag wins over its variable", () => {
+    const env = { TOOLSHED_DB: "/env/t.db", TOOLSHED_PACKS: "crm", TOOLSHED_LOG_LEVEL: "warn" };
+    expect(parse(["--db", "/flag.db", "--packs", "notes", "--log-level", "error"], env)).toMatchObject({
+      db: "/flag.db",
+      packs: ["notes"],
+      logLevel: "error",
+    });
+  });
+
+  it("switch variables: 0/false/no/off and empty are off", () => {
+    for (const value of ["0", "false", "no", "off", "", "FALSE"]) {
+      expect(parse([], { TOOLSHED_DEMO: value, TOOLSHED_READ_ONLY: value })).toMatchObject({
+        demo: false,
+        readOnly: false,
+      });
+    }
+    for (const value of ["1", "true", "yes", "on", "True"]) {
+      expect(parse([], { TOOLSHED_DEMO: value })).toMatchObject({ demo: true });
+    }
+  });
+
+  it("empty variables count as unset", () => {
+    expect(parse([], { TOOLSHED_DB: "", TOOLSHED_PACKS: " ", TOOLSHED_LOG_LEVEL: "" })).toMatchObject({
+      db: "/home/someone/.toolshed/toolshed.db",
+      packs: ["notes", "tickets", "crm"],
+      logLevel: "info",
+    });
+  });
+
+  it("expands a leading ~ in the database path (desktop clients start it without a shell)", () => {
+    expect(parse(["--db", "~/notes/t.db"]).db).toBe("/home/someone/notes/t.db");
+    expect(parse([], { TOOLSHED_DB: "~/x.db" }).db).toBe("/home/someone/x.db");
+    expect(parse(["--db", ":memory:"]).db).toBe(":memory:");
+  });
+
+  it("--help and --version are commands", () => {
+    expect(parse(["--help"]).command).toBe("help");
+    expect(parse(["-h"]).command).toBe("help");
+    expect(parse(["--version"]).command).toBe("version");
+  });
+
+  it("usage errors say what was wrong and what would work", () => {
+    const flags = "--db, --packs, --read-only, --demo, --log-level, --help, --version";
+    expect(usageError(["--nope"])).toBe(`unknown flag --nope; the flags are ${flags}`);
+    expect(usageError(["-x"])).toBe(`unknown flag -x; the flags are ${flags}`);
+    expect(usageError(["--packs"])).toBe("--packs needs a value, as in --packs LIST");
+    expect(usageError(["--log-level", "--demo"])).toBe("--log-level needs a value, as in --log-level LEVEL");
+    expect(usageError(["--read-only=1"])).toBe("--read-only takes no value; pass --read-only alone to turn it on");
+    expect(usageError(["--db", ""])).toBe("--db needs a file path, such as ~/.toolshed/toolshed.db");
+    expect(usageError(["--packs", ""])).toBe("no packs given; use a comma-separated list of notes, tickets, crm");
+    expect(usageError(["--packs", "wiki,blog"])).toBe('unknown pack "wiki", "blog"; choose from notes, tickets, crm');
+    expect(usageError([], { TOOLSHED_LOG_LEVEL: "verbose" })).toBe(
+      'bad log level "verbose"; choose from fatal, error, warn, info, debug, trace, silent',
+    );
+    expect(usageError([], { TOOLSHED_READ_ONLY: "sure" })).toBe(
+      'TOOLSHED_READ_ONLY="sure" is not a switch; use 1 or true to turn it on, 0 or false to turn it off',
+    );
+  });
+
+  it("every usage error is one line", () => {
+    for (const argv of [["--nope"], ["--db"], ["x"], ["--demo=1"], ["--packs", "x"], ["--log-level", "x"]]) {
+      expect(usageError(argv)).not.toContain("\n");
+    }
+  });
+});
+
+describe("usageText", () => {
+  it("lists every flag with its variable", () => {
+    const text = usageText("9.9.9");
+    expect(text.split("\n")[0]).toBe(
+      "toolshed-stdio 9.9.9: an MCP server over stdio with the Toolshed notes, tickets, crm packs",
+    );
+    expect(text).toContain("  --db PATH             SQLite file, created with its folders (env TOOLSHED_DB)\n");
+    expect(text).toContain("  -h, --help            show this help\n");
+  });
+});

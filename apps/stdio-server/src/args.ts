@@ -1,0 +1,157 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
+import type { LogLevelName } from "@toolshed/server";
+
+export const BIN_NAME = "toolshed-stdio";
+
+export const LOG_LEVELS: readonly LogLevelName[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** What `toolshed-stdio` was asked to do. */
+export type StdioCommand = "serve" | "help" | "version";
+
+export interface StdioConfig {
+  command: StdioCommand;
+  /** SQLite file (created with its folders) or `:memory:`. */
+  db: string;
+  packs: PackName[];
+  readOnly: boolean;
+  demo: boolean;
+  logLevel: LogLevelName;
+}
+
+/** A flag or environment value that cannot work; the message says what would. */
+export class StdioUsageError extends Error {}
+
+/** The flags, with the environment variable each one falls back to. */
+export const STDIO_FLAGS = {
+  db: { type: "string", env: "TOOLSHED_DB", value: "PATH", help: "SQLite file, created with its folders" },
+  packs: { type: "string", env: "TOOLSHED_PACKS", value: "LIST", help: `packs to serve (${PACK_NAMES.join(",")})` },
+  "read-only": { type: "boolean", env: "TOOLSHED_READ_ONLY", help: "publish and accept only read-only tools" },
+  demo: { type: "boolean", env: "TOOLSHED_DEMO", help: "seed demo data into empty stores" },
+  "log-level": { type: "string", env: "TOOLSHED_LOG_LEVEL", value: "LEVEL", help: LOG_LEVELS.join("|") },
+  help: { type: "boolean", short: "h", help: "show this help" },
+  version: { type: "boolean", help: "show the version" },
+} as const;
+
+const FLAG_LIST = Object.keys(STDIO_FLAGS)
+  .map((f) => `--${f}`)
+  .join(", ");
+
+export interface ParseStdioArgsOptions {
+  /** Home folder for the default database (default: os.homedir()). */
+  homeDir?: string;
+}
+
+/**
+ * Reads flags and `TOOLSHED_*` variables (a flag wins) into a config; throws StdioUsageError
+ * with a one-line hint for anything that cannot work. Touches no file.
+ */
+export function parseStdioArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+  options: ParseStdioArgsOptions = {},
+): StdioConfig {
+  const home = options.homeDir ?? homedir();
+  const { values } = readFlags(argv);
+  const fromEnv = (name: string) => {
+    const value = env[name]?.trim();
+    return value === "" ? undefined : value;
+  };
+  const command: StdioCommand = values.help ? "help" : values.version ? "version" : "serve";
+
+  const db = values.db ?? fromEnv("TOOLSHED_DB") ?? join(home, ".toolshed", "toolshed.db");
+  if (db.trim() === "") throw new StdioUsageError("--db needs a file path, such as ~/.toolshed/toolshed.db");
+
+  const packsText = values.packs ?? fromEnv("TOOLSHED_PACKS");
+  let packs: PackName[];
+  try {
+    packs = packsText === undefined ? [...PACK_NAMES] : parsePackList(packsText);
+  } catch (error) {
+    if (error instanceof PackConfigError) throw new StdioUsageError(error.message);
+    throw error;
+  }
+
+  const level = (values["log-level"] ?? fromEnv("TOOLSHED_LOG_LEVEL") ?? "info").toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new StdioUsageError(`bad log level "${level}"; choose from ${LOG_LEVELS.join(", ")}`);
+  }
+
+  return {
+    command,
+    db: expandHome(db, home),
+    packs,
+    readOnly: values["read-only"] ?? envFlag(env, "TOOLSHED_READ_ONLY"),
+    demo: values.demo ?? envFlag(env, "TOOLSHED_DEMO"),
+    logLevel: level as LogLevelName,
+  };
+}
+
+function readFlags(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: STDIO_FLAGS, strict: true, allowPositionals: false });
+  } catch (error) {
+    throw new StdioUsageError(describeParseError(error as Error & { code?: string }));
+  }
+}
+
+// node:util's messages are long and suggest `--`; these say which flag and what works.
+function describeParseError(error: Error & { code?: string }): string {
+  const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? "";
+  const flag = quoted.split(" ")[0] ?? quoted;
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown flag ${flag}; the flags are ${FLAG_LIST}`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `unexpected argument "${quoted}"; ${BIN_NAME} takes only flags: ${FLAG_LIST}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
+      const name = flag.replace(/^-+/, "");
+      const spec = STDIO_FLAGS[name as keyof typeof STDIO_FLAGS];
+      if (spec && spec.type === "boolean") return `${flag} takes no value; pass ${flag} alone to turn it on`;
+      const value = spec && "value" in spec ? spec.value : "VALUE";
+      return `${flag} needs a value, as in ${flag} ${value}`;
+    }
+    default:
+      return `${error.message}; the flags are ${FLAG_LIST}`;
+  }
+}
+
+const TRUE = ["1", "true", "yes", "on"];
+const FALSE = ["0", "false", "no", "off", ""];
+
+function envFlag(env: Readonly<Record<string, string | undefined>>, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined) return false;
+  const value = raw.trim().toLowerCase();
+  if (TRUE.includes(value)) return true;
+  if (FALSE.includes(value)) return false;
+  throw new StdioUsageError(`${name}="${raw}" is not a switch; use 1 or true to turn it on, 0 or false to turn it off`);
+}
+
+// Desktop clients start the bin without a shell, so `~/x.db` arrives unexpanded.
+function expandHome(path: string, home: string): string {
+  if (path === "~") return home;
+  if (path.startsWith("~/")) return join(home, path.slice(2));
+  return path;
+}
+
+/** The text of `--help`. */
+export function usageText(version: string): string {
+  const rows = Object.entries(STDIO_FLAGS).map(([name, spec]) => {
+    const left = `  ${"short" in spec ? `-${spec.short}, ` : ""}--${name}${"value" in spec ? ` ${spec.value}` : ""}`;
+    const env = "env" in spec ? ` (env ${spec.env})` : "";
+    return `${left.padEnd(24)}${spec.help}${env}`;
+  });
+  return [
+    `${BIN_NAME} ${version}: an MCP server over stdio with the Toolshed ${PACK_NAMES.join(", ")} packs`,
+    "",
+    `Usage: ${BIN_NAME} [--db PATH] [--packs LIST] [--read-only] [--demo] [--log-level LEVEL]`,
+    "",
+    ...rows,
+    "",
+    "Defaults: --db ~/.toolshed/toolshed.db, every pack, log level info. A flag wins over its variable.",
+    "stdout carries MCP messages only; logs are JSON lines on stderr.",
+    "",
+  ].join("\n");
+}
