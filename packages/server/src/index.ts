@@ -3,6 +3,14 @@ export { type CheckedMessage, checkJsonRpcMessage, type JsonRpcErrorResponse, pa
 export { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 export { type CreateLoggerOptions, createLogger, type LogLevelName } from "./logger.js";
 export { type ConnectInMemoryOptions, connectInMemory } from "./memory.js";
+export {
+  checkLogLevel,
+  completionParams,
+  optionalObject,
+  type Params,
+  paramsOf,
+  requireString,
+} from "./params.js";
 export { type CallOutcome, outcomeOf } from "./run-tool.js";
 export { defaultIsReadOnlyRequest, type RequestView, Runtime, type RuntimeOptions } from "./runtime.js";
 export { createSdkServer, type SdkServerOptions } from "./sdk-server.js";

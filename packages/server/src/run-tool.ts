@@ -37,7 +37,13 @@ export async function runTool(
 ): Promise<CallToolResult> {
   const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();
-  const onClientAbort = () => controller.abort(new CancelledError("the call was cancelled by the client"));
+  // A transport may abort with a tool error of its own (say, a shutdown deadline); keep it.
+  const onClientAbort = () =>
+    controller.abort(
+      isToolError(clientSignal?.reason)
+        ? clientSignal.reason
+        : new CancelledError("the call was cancelled by the client"),
+    );
   if (clientSignal?.aborted) onClientAbort();
   else clientSignal?.addEventListener("abort", onClientAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;

@@ -11,42 +11,13 @@ import { ToolError } from "@toolshed/errors";
 import type { Logger, RequestContext, ToolContext } from "@toolshed/schema";
 import { z } from "zod";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
+import { checkLogLevel, completionParams, optionalObject, type Params, paramsOf, requireString } from "./params.js";
 import type { Runtime } from "./runtime.js";
 
 // Loose request schemas: the SDK's own would turn a malformed request into a -32603 ZodError
 // dump; these let the runtime answer -32602 with a hint instead (C12).
 const requestOf = <M extends string>(method: M) =>
   z.looseObject({ method: z.literal(method), params: z.unknown().optional() });
-
-type Params = Record<string, unknown>;
-
-function paramsOf(method: string, params: unknown): Params {
-  if (params === undefined) return {};
-  if (typeof params !== "object" || params === null || Array.isArray(params)) {
-    throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for ${method}: params must be an object`);
-  }
-  return params as Params;
-}
-
-function requireString(method: string, params: Params, key: string, what: string): string {
-  const value = params[key];
-  if (typeof value !== "string" || value === "") {
-    throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for ${method}: params.${key} must be ${what}`);
-  }
-  return value;
-}
-
-function optionalObject(method: string, params: Params, key: string): Params | undefined {
-  const value = params[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "object" || Array.isArray(value)) {
-    throw new JsonRpcError(
-      JsonRpcCode.InvalidParams,
-      `Invalid params for ${method}: params.${key} must be an object of named values (got ${Array.isArray(value) ? "an array" : typeof value})`,
-    );
-  }
-  return value as Params;
-}
 
 const SEVERITY = new Map(LoggingLevelSchema.options.map((level, index) => [level, index]));
 
@@ -152,15 +123,7 @@ export function createSdkServer(runtime: Runtime, info: SdkServerOptions): Serve
   });
 
   on("logging/setLevel", async (params) => {
-    const level = params.level;
-    const parsed = LoggingLevelSchema.safeParse(level);
-    if (!parsed.success) {
-      throw new JsonRpcError(
-        JsonRpcCode.InvalidParams,
-        `Invalid params for logging/setLevel: params.level must be one of ${LoggingLevelSchema.options.join(", ")}`,
-      );
-    }
-    minLevel = parsed.data;
+    minLevel = checkLogLevel(params);
     return {};
   });
 
@@ -198,28 +161,8 @@ export function createSdkServer(runtime: Runtime, info: SdkServerOptions): Serve
   }
   if (capabilities.completions) {
     on("completion/complete", async (params, extra) => {
-      const ref = optionalObject("completion/complete", params, "ref");
-      const argument = optionalObject("completion/complete", params, "argument");
-      if (!ref || typeof ref.type !== "string") {
-        throw new JsonRpcError(
-          JsonRpcCode.InvalidParams,
-          "Invalid params for completion/complete: params.ref must be {type, name|uri}",
-        );
-      }
-      if (!argument || typeof argument.name !== "string" || typeof argument.value !== "string") {
-        throw new JsonRpcError(
-          JsonRpcCode.InvalidParams,
-          "Invalid params for completion/complete: params.argument must be {name, value} with string values",
-        );
-      }
-      const context = optionalObject("completion/complete", params, "context");
-      const known = (context?.arguments ?? {}) as Record<string, string>;
-      return runtime.complete(
-        ref as { type: string; name?: string; uri?: string },
-        { name: argument.name, value: argument.value },
-        known,
-        baseContext(extra),
-      );
+      const { ref, argument, context } = completionParams(params);
+      return runtime.complete(ref, argument, context, baseContext(extra));
     });
   }
   return server;

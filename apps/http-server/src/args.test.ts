@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { parseHttpArgs } from "./args.js";
+import { HttpConfigError } from "./http-errors.js";
+
+const parse = (argv: string[], env: Record<string, string> = {}) => parseHttpArgs(argv, env, { homeDir: "/home/u" });
+
+describe("parseHttpArgs", () => {
+  it("has secure defaults: loopback, port 3000, 1 MiB bodies, 600 requests a minute", () => {
+    expect(parse([])).toEqual({
+      command: "serve",
+      host: "127.0.0.1",
+      port: 3000,
+      db: "/home/u/.toolshed/toolshed.db",
+      packs: ["notes", "tickets", "crm"],
+      readOnly: false,
+      demo: false,
+      sessions: false,
+      sessionIdleTimeoutMs: 1_800_000,
+      logLevel: "info",
+      maxBodyBytes: 1_048_576,
+      rateLimit: 600,
+      requestTimeoutMs: 30_000,
+      shutdownTimeoutMs: 10_000,
+    });
+  });
+
+  it("reads every flag, and a flag wins over its TOOLSHED_* variable", () => {
+    const config = parse(
+      [
+        "--host=0.0.0.0",
+        "--port=0",
+        "--db=~/x.db",
+        "--packs=crm",
+        "--read-only",
+        "--sessions",
+        "--session-idle-timeout=90s",
+        "--log-level=DEBUG",
+        "--tokens-file=/etc/tokens",
+        "--jwks-url=https://auth.example/jwks.json",
+        "--jwt-issuer=https://auth.example",
+        "--jwt-audience=toolshed",
+        "--allowed-hosts=mcp.example.com, mcp.internal:8080",
+        "--allowed-origins=https://app.example.com",
+        "--public-url=https://mcp.example.com",
+        "--max-body=512k",
+        "--rate-limit=0",
+        "--request-timeout=500ms",
+        "--shutdown-timeout=0",
+      ],
+      { TOOLSHED_PORT: "9", TOOLSHED_PACKS: "notes", TOOLSHED_TOKENS: "abcdefghijklmnop:tools:read" },
+    );
+    expect(config).toMatchObject({
+      host: "0.0.0.0",
+      port: 0,
+      db: "/home/u/x.db",
+      packs: ["crm"],
+      readOnly: true,
+      sessions: true,
+      sessionIdleTimeoutMs: 90_000,
+      logLevel: "debug",
+      tokensFile: "/etc/tokens",
+      tokens: "abcdefghijklmnop:tools:read",
+      jwksUrl: "https://auth.example/jwks.json",
+      jwtIssuer: "https://auth.example",
+      jwtAudience: "toolshed",
+      allowedHosts: ["mcp.example.com", "mcp.internal:8080"],
+      allowedOrigins: ["https://app.example.com"],
+      publicUrl: "https://mcp.example.com",
+      maxBodyBytes: 524_288,
+      rateLimit: 0,
+      requestTimeoutMs: 500,
+      shutdownTimeoutMs: 0,
+    });
+  });
+
+  it("falls back to TOOLSHED_* variables", () => {
+    expect(
+      parse([], {
+        TOOLSHED_PORT: "8080",
+        TOOLSHED_SESSIONS: "true",
+        TOOLSHED_DEMO: "1",
+        TOOLSHED_RATE_LIMIT: "60",
+        TOOLSHED_SHUTDOWN_TIMEOUT: "2m",
+      }),
+    ).toMatchObject({ port: 8080, sessions: true, demo: true, rateLimit: 60, shutdownTimeoutMs: 120_000 });
+  });
+
+  it.each([
+    [["--port", "70000"], '--port "70000" must be a whole number from 0 to 65535'],
+    [["--rate-limit=-1"], '--rate-limit "-1" must be a whole number from 0 to 1000000'],
+    [
+      ["--request-timeout", "soon"],
+      '--request-timeout "soon" is not a duration; write seconds (10) or a number with ms, s, m or h (500ms, 30m)',
+    ],
+    [
+      ["--request-timeout", "0"],
+      '--request-timeout "0" is not a duration; write seconds (10) or a number with ms, s, m or h (500ms, 30m)',
+    ],
+    [["--max-body", "0"], '--max-body "0" is not a size; write bytes (1048576) or 512k, 1m'],
+    [["--jwt-issuer", "x"], "--jwt-issuer and --jwt-audience need --jwks-url, the key set tokens are checked with"],
+    [
+      ["--jwks-url", "ftp://x", "--jwt-issuer", "i", "--jwt-audience", "a"],
+      '--jwks-url "ftp://x" is not an http(s) URL, such as https://auth.example.com/jwks.json',
+    ],
+    [["--sessions=yes"], "--sessions takes no value; pass --sessions alone to turn it on"],
+    [["serve"], 'unexpected argument "serve"; values follow their flag, as in --port serve'],
+    [
+      ["--host", "10.0.0.5"],
+      "refusing to serve 10.0.0.5 without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS) or --jwks-url URL, or bind to 127.0.0.1",
+    ],
+  ])("%j is a usage error", (argv, message) => {
+    expect(() => parse(argv)).toThrow(new HttpConfigError(message));
+  });
+
+  it("--help and --version need no valid serving config", () => {
+    expect(parse(["--help"]).command).toBe("help");
+    expect(parse(["--version"]).command).toBe("version");
+  });
+});

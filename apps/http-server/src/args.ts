@@ -1,0 +1,294 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
+import type { LogLevelName } from "@toolshed/server";
+import { HttpConfigError } from "./http-errors.js";
+import { parseCount, parseDuration, parseList, parseSize } from "./units.js";
+
+export const BIN_NAME = "toolshed-http";
+
+export const LOG_LEVELS: readonly LogLevelName[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** What `toolshed-http` was asked to do, with every default filled in. */
+export interface HttpServerConfig {
+  command: "serve" | "help" | "version";
+  host: string;
+  port: number;
+  /** SQLite file (created with its folders) or `:memory:`. */
+  db: string;
+  packs: PackName[];
+  readOnly: boolean;
+  demo: boolean;
+  sessions: boolean;
+  sessionIdleTimeoutMs: number;
+  logLevel: LogLevelName;
+  tokensFile?: string;
+  /** TOOLSHED_TOKENS text: `TOKEN:SCOPES;TOKEN:SCOPES`. */
+  tokens?: string;
+  jwksUrl?: string;
+  jwtIssuer?: string;
+  jwtAudience?: string;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  publicUrl?: string;
+  maxBodyBytes: number;
+  rateLimit: number;
+  requestTimeoutMs: number;
+  shutdownTimeoutMs: number;
+}
+
+/** The flags, with the environment variable each falls back to (a flag wins). */
+export const HTTP_FLAGS = {
+  host: { type: "string", env: "TOOLSHED_HOST", value: "ADDRESS", help: "address to bind (default 127.0.0.1)" },
+  port: { type: "string", env: "TOOLSHED_PORT", value: "PORT", help: "port (default 3000; 0 picks a free one)" },
+  db: { type: "string", env: "TOOLSHED_DB", value: "PATH", help: "SQLite file (default ~/.toolshed/toolshed.db)" },
+  packs: { type: "string", env: "TOOLSHED_PACKS", value: "LIST", help: `packs to serve (${PACK_NAMES.join(",")})` },
+  "read-only": { type: "boolean", env: "TOOLSHED_READ_ONLY", help: "publish and accept only read-only tools" },
+  demo: { type: "boolean", env: "TOOLSHED_DEMO", help: "seed demo data into empty stores" },
+  sessions: { type: "boolean", env: "TOOLSHED_SESSIONS", help: "stateful sessions (sampling, elicitation)" },
+  "session-idle-timeout": {
+    type: "string",
+    env: "TOOLSHED_SESSION_IDLE_TIMEOUT",
+    value: "TIME",
+    help: "close sessions idle this long (default 30m)",
+  },
+  "log-level": { type: "string", env: "TOOLSHED_LOG_LEVEL", value: "LEVEL", help: LOG_LEVELS.join("|") },
+  "tokens-file": {
+    type: "string",
+    env: "TOOLSHED_TOKENS_FILE",
+    value: "PATH",
+    help: "bearer tokens: JSON or lines of `TOKEN SCOPES`",
+  },
+  "jwks-url": { type: "string", env: "TOOLSHED_JWKS_URL", value: "URL", help: "accept JWTs signed by these keys" },
+  "jwt-issuer": { type: "string", env: "TOOLSHED_JWT_ISSUER", value: "ISSUER", help: "required iss of JWTs" },
+  "jwt-audience": { type: "string", env: "TOOLSHED_JWT_AUDIENCE", value: "AUDIENCE", help: "required aud of JWTs" },
+  "allowed-hosts": {
+    type: "string",
+    env: "TOOLSHED_ALLOWED_HOSTS",
+    value: "LIST",
+    help: "Host headers accepted (default loopback names; * any)",
+  },
+  "allowed-origins": {
+    type: "string",
+    env: "TOOLSHED_ALLOWED_ORIGINS",
+    value: "LIST",
+    help: "browser Origins accepted (default: the allowed hosts; * any)",
+  },
+  "public-url": {
+    type: "string",
+    env: "TOOLSHED_PUBLIC_URL",
+    value: "URL",
+    help: "base URL clients use, when behind a proxy",
+  },
+  "max-body": { type: "string", env: "TOOLSHED_MAX_BODY", value: "BYTES", help: "largest request body (default 1m)" },
+  "rate-limit": {
+    type: "string",
+    env: "TOOLSHED_RATE_LIMIT",
+    value: "N",
+    help: "requests per minute per token or address (default 600; 0 off)",
+  },
+  "request-timeout": {
+    type: "string",
+    env: "TOOLSHED_REQUEST_TIMEOUT",
+    value: "TIME",
+    help: "time to receive a whole request (default 30s)",
+  },
+  "shutdown-timeout": {
+    type: "string",
+    env: "TOOLSHED_SHUTDOWN_TIMEOUT",
+    value: "TIME",
+    help: "wait this long for running calls on SIGTERM (default 10s)",
+  },
+  help: { type: "boolean", short: "h", help: "show this help" },
+  version: { type: "boolean", help: "show the version" },
+} as const;
+
+type FlagName = keyof typeof HTTP_FLAGS;
+
+const FLAG_LIST = Object.keys(HTTP_FLAGS)
+  .map((f) => `--${f}`)
+  .join(", ");
+
+export interface ParseHttpArgsOptions {
+  /** Home folder for the default database (default: os.homedir()). */
+  homeDir?: string;
+}
+
+/**
+ * Reads flags and `TOOLSHED_*` variables (a flag wins) into a config; throws HttpConfigError
+ * with a one-line hint for anything that cannot work. Reads no file.
+ */
+export function parseHttpArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+  options: ParseHttpArgsOptions = {},
+): HttpServerConfig {
+  const home = options.homeDir ?? homedir();
+  const values = readFlags(argv);
+  const get = (flag: FlagName): string | undefined => {
+    const given = values[flag];
+    if (typeof given === "string") return given;
+    const spec = HTTP_FLAGS[flag];
+    const raw = "env" in spec ? env[spec.env]?.trim() : undefined;
+    return raw === "" ? undefined : raw;
+  };
+  const on = (flag: FlagName): boolean => {
+    const given = values[flag];
+    if (typeof given === "boolean") return given;
+    const spec = HTTP_FLAGS[flag];
+    return "env" in spec ? envSwitch(env, spec.env) : false;
+  };
+
+  const host = get("host") ?? "127.0.0.1";
+  const db = get("db") ?? join(home, ".toolshed", "toolshed.db");
+  const level = (get("log-level") ?? "info").toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new HttpConfigError(`bad log level "${level}"; choose from ${LOG_LEVELS.join(", ")}`);
+  }
+  const config: HttpServerConfig = {
+    command: values.help ? "help" : values.version ? "version" : "serve",
+    host,
+    port: parseCount("--port", get("port") ?? "3000", 0, 65_535),
+    db: expandHome(db, home),
+    packs: packsOf(get("packs")),
+    readOnly: on("read-only"),
+    demo: on("demo"),
+    sessions: on("sessions"),
+    sessionIdleTimeoutMs: parseDuration("--session-idle-timeout", get("session-idle-timeout") ?? "30m"),
+    logLevel: level as LogLevelName,
+    maxBodyBytes: parseSize("--max-body", get("max-body") ?? "1m"),
+    rateLimit: parseCount("--rate-limit", get("rate-limit") ?? "600", 0, 1_000_000),
+    requestTimeoutMs: parseDuration("--request-timeout", get("request-timeout") ?? "30s"),
+    shutdownTimeoutMs: parseDuration("--shutdown-timeout", get("shutdown-timeout") ?? "10s", { allowZero: true }),
+  };
+  const optional = {
+    tokensFile: get("tokens-file"),
+    tokens: env.TOOLSHED_TOKENS?.trim() || undefined,
+    jwksUrl: get("jwks-url"),
+    jwtIssuer: get("jwt-issuer"),
+    jwtAudience: get("jwt-audience"),
+    publicUrl: get("public-url"),
+  };
+  for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(config, { [key]: value });
+  const hosts = get("allowed-hosts");
+  if (hosts !== undefined) config.allowedHosts = parseList(hosts);
+  const origins = get("allowed-origins");
+  if (origins !== undefined) config.allowedOrigins = parseList(origins);
+  checkConfig(config);
+  return config;
+}
+
+function checkConfig(config: HttpServerConfig): void {
+  if (config.host === "") throw new HttpConfigError("--host needs an address, such as 127.0.0.1 or 0.0.0.0");
+  if (config.db.trim() === "") throw new HttpConfigError("--db needs a file path, such as ~/.toolshed/toolshed.db");
+  if (config.jwksUrl !== undefined) {
+    checkUrl("--jwks-url", config.jwksUrl);
+    if (!config.jwtIssuer || !config.jwtAudience) {
+      throw new HttpConfigError(
+        "--jwks-url needs --jwt-issuer (the iss of accepted tokens) and --jwt-audience (their aud, this server's id or URL)",
+      );
+    }
+  } else if (config.jwtIssuer !== undefined || config.jwtAudience !== undefined) {
+    throw new HttpConfigError("--jwt-issuer and --jwt-audience need --jwks-url, the key set tokens are checked with");
+  }
+  if (config.publicUrl !== undefined) checkUrl("--public-url", config.publicUrl);
+  if (config.command === "serve" && !config.tokensFile && !config.tokens && !config.jwksUrl) {
+    // Checked again once tokens are loaded; this fails before any file or port is touched.
+    if (!/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(config.host)) {
+      throw new HttpConfigError(
+        `refusing to serve ${config.host} without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS) or --jwks-url URL, or bind to 127.0.0.1`,
+      );
+    }
+  }
+}
+
+function checkUrl(flag: string, value: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) {
+    throw new HttpConfigError(`${flag} "${value}" is not an http(s) URL, such as https://auth.example.com/jwks.json`);
+  }
+}
+
+function packsOf(text: string | undefined): PackName[] {
+  if (text === undefined) return [...PACK_NAMES];
+  try {
+    return parsePackList(text);
+  } catch (error) {
+    if (error instanceof PackConfigError) throw new HttpConfigError(error.message);
+    throw error;
+  }
+}
+
+function readFlags(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: HTTP_FLAGS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new HttpConfigError(describeParseError(error as Error & { code?: string }));
+  }
+}
+
+// node:util's messages are long and suggest `--`; these say which flag and what works.
+function describeParseError(error: Error & { code?: string }): string {
+  const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? "";
+  const flag = quoted.split(" ")[0] ?? quoted;
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown flag ${flag}; the flags are ${FLAG_LIST}`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `unexpected argument "${quoted}"; values follow their flag, as in --port ${quoted}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
+      const spec = HTTP_FLAGS[flag.replace(/^-+/, "") as FlagName];
+      if (spec && spec.type === "boolean") return `${flag} takes no value; pass ${flag} alone to turn it on`;
+      return `${flag} needs a value, as in ${flag} ${spec && "value" in spec ? spec.value : "VALUE"}`;
+    }
+    default:
+      return `${error.message}; the flags are ${FLAG_LIST}`;
+  }
+}
+
+const TRUE = ["1", "true", "yes", "on"];
+const FALSE = ["0", "false", "no", "off", ""];
+
+function envSwitch(env: Readonly<Record<string, string | undefined>>, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined) return false;
+  const value = raw.trim().toLowerCase();
+  if (TRUE.includes(value)) return true;
+  if (FALSE.includes(value)) return false;
+  throw new HttpConfigError(`${name}="${raw}" is not a switch; use 1 or true to turn it on, 0 or false to turn it off`);
+}
+
+// Process managers start the bin without a shell, so `~/x.db` arrives unexpanded.
+function expandHome(path: string, home: string): string {
+  if (path === "~") return home;
+  if (path.startsWith("~/")) return join(home, path.slice(2));
+  return path;
+}
+
+/** The text of `--help`. */
+export function usageText(version: string): string {
+  const rows = Object.entries(HTTP_FLAGS).map(([name, spec]) => {
+    const left = `  ${"short" in spec ? `-${spec.short}, ` : ""}--${name}${"value" in spec ? ` ${spec.value}` : ""}`;
+    const env = "env" in spec ? ` [${spec.env}]` : "";
+    return `${left.padEnd(34)}${spec.help}${env}`;
+  });
+  return [
+    `${BIN_NAME} ${version}: an MCP server over Streamable HTTP with the Toolshed ${PACK_NAMES.join(", ")} packs`,
+    "",
+    `Usage: ${BIN_NAME} [flags]    (serves http://127.0.0.1:3000/mcp by default)`,
+    "",
+    ...rows,
+    "",
+    'Tokens: --tokens-file holds JSON [{"token": "…", "scopes": ["tools:read"], "id": "ci"}] or lines',
+    "`TOKEN tools:read tools:write`; TOOLSHED_TOKENS holds `TOKEN:SCOPES;TOKEN:SCOPES`. A token with",
+    "only tools:read sees and calls only read-only tools. Without tokens or --jwks-url the server",
+    "must bind to loopback. Times: seconds (10) or 500ms, 10s, 30m, 1h. Sizes: bytes or 512k, 1m.",
+    "",
+  ].join("\n");
+}

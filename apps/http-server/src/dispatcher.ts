@@ -1,0 +1,184 @@
+import {
+  isJSONRPCRequest,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCResultResponse,
+  LATEST_PROTOCOL_VERSION,
+  type ServerCapabilities,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+import { newErrorRef, ToolError } from "@toolshed/errors";
+import type { AuthInfo, RequestContext, ToolContext } from "@toolshed/schema";
+import {
+  checkLogLevel,
+  completionParams,
+  JsonRpcCode,
+  JsonRpcError,
+  optionalObject,
+  type Params,
+  paramsOf,
+  type Runtime,
+  requireString,
+} from "@toolshed/server";
+
+import { currentRequest } from "./request-context.js";
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+}
+
+/** What one HTTP request gives the calls it carries. */
+export interface CallContext {
+  authInfo?: AuthInfo;
+  /** Aborted when the client goes away or the server gives up on the call. */
+  signal: AbortSignal;
+  /** Streams a notification to the client; absent when the answer is plain JSON. */
+  notify?: (notification: JSONRPCNotification) => void;
+}
+
+export type Answer = JSONRPCResultResponse | JSONRPCErrorResponse;
+
+/**
+ * The SDK binding's capabilities, less resource subscriptions: without a session there is no
+ * stream to send notifications/resources/updated on (resources/subscribe is -32601 here).
+ */
+export function capabilitiesOf(runtime: Runtime): ServerCapabilities {
+  const capabilities: ServerCapabilities = { tools: { listChanged: false }, logging: {} };
+  if (runtime.hasResources) capabilities.resources = { listChanged: false };
+  if (runtime.hasPrompts) capabilities.prompts = { listChanged: false };
+  if (runtime.hasResources || runtime.hasPrompts) capabilities.completions = {};
+  return capabilities;
+}
+
+const methodNotFound = () => new JsonRpcError(JsonRpcCode.MethodNotFound, "Method not found");
+
+/**
+ * Stateless JSON-RPC over the shared runtime: no SDK server or transport per request. Answers
+ * requests; notifications and client responses need no answer (undefined).
+ */
+export function createDispatcher(runtime: Runtime, info: ServerInfo) {
+  const capabilities = capabilitiesOf(runtime);
+  const serverInfo: { name: string; version: string; title?: string } = { name: info.name, version: info.version };
+  if (info.title !== undefined) serverInfo.title = info.title;
+  const logger = runtime.logger;
+
+  const baseContext = (ctx: CallContext, id: string | number): RequestContext => {
+    const base: RequestContext = { signal: ctx.signal, requestId: id, logger };
+    if (ctx.authInfo) base.authInfo = ctx.authInfo;
+    return base;
+  };
+
+  const toolContext = (ctx: CallContext, id: string | number, params: Params, toolName: string) => {
+    const meta = optionalObject("tools/call", params, "_meta");
+    const token = meta?.progressToken;
+    const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
+    const cannot = (what: string) => async (): Promise<never> => {
+      throw new ToolError(`this server runs without sessions, so the tool cannot ${what}`, {
+        code: "failed_precondition",
+      });
+    };
+    const tool: Omit<ToolContext, "signal" | "toolName"> = {
+      ...baseContext(ctx, id),
+      progress: async (progress, total, message) => {
+        if (progressToken === undefined || !ctx.notify) return;
+        const p: Params = { progressToken, progress };
+        if (total !== undefined) p.total = total;
+        if (message !== undefined) p.message = message;
+        ctx.notify({ jsonrpc: "2.0", method: "notifications/progress", params: p });
+      },
+      log: async (level, data) => {
+        ctx.notify?.({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger: toolName, data } });
+      },
+      createMessage: cannot("ask the client's model (sampling)"),
+      elicitInput: cannot("ask the user (elicitation)"),
+    };
+    return tool;
+  };
+
+  async function handle(method: string, raw: unknown, ctx: CallContext, id: string | number): Promise<unknown> {
+    const params = paramsOf(method, raw);
+    switch (method) {
+      case "initialize": {
+        const requested = params.protocolVersion;
+        if (typeof requested !== "string") {
+          throw new JsonRpcError(
+            JsonRpcCode.InvalidParams,
+            `Invalid params for initialize: params.protocolVersion must be a string such as ${LATEST_PROTOCOL_VERSION}`,
+          );
+        }
+        return {
+          protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+          capabilities,
+          serverInfo,
+          ...(info.instructions === undefined ? {} : { instructions: info.instructions }),
+        };
+      }
+      case "ping":
+        return {};
+      case "tools/list":
+        return { tools: runtime.listTools(runtime.viewFor(ctx.authInfo)) };
+      case "tools/call": {
+        const name = requireString("tools/call", params, "name", "the tool name (a non-empty string)");
+        const args = optionalObject("tools/call", params, "arguments") ?? {};
+        currentRequest()?.tools.push(name);
+        const view = runtime.viewFor(ctx.authInfo);
+        return runtime.callTool(name, args, view, toolContext(ctx, id, params, name), ctx.signal);
+      }
+      case "logging/setLevel":
+        // Accepted for clients that always send it; a stateless server keeps no level between requests.
+        checkLogLevel(params);
+        return {};
+      case "resources/list":
+        if (!runtime.hasResources) throw methodNotFound();
+        return { resources: await runtime.listResources(baseContext(ctx, id)) };
+      case "resources/templates/list":
+        if (!runtime.hasResources) throw methodNotFound();
+        return { resourceTemplates: runtime.listResourceTemplates() };
+      case "resources/read": {
+        if (!runtime.hasResources) throw methodNotFound();
+        const uri = requireString("resources/read", params, "uri", "the resource URI (a non-empty string)");
+        return runtime.readResource(uri, baseContext(ctx, id));
+      }
+      case "prompts/list":
+        if (!runtime.hasPrompts) throw methodNotFound();
+        return { prompts: runtime.listPrompts() };
+      case "prompts/get": {
+        if (!runtime.hasPrompts) throw methodNotFound();
+        const name = requireString("prompts/get", params, "name", "the prompt name (a non-empty string)");
+        return runtime.getPrompt(name, optionalObject("prompts/get", params, "arguments") ?? {}, baseContext(ctx, id));
+      }
+      case "completion/complete": {
+        if (!capabilities.completions) throw methodNotFound();
+        const { ref, argument, context } = completionParams(params);
+        return runtime.complete(ref, argument, context, baseContext(ctx, id));
+      }
+      default:
+        throw methodNotFound();
+    }
+  }
+
+  return async function dispatch(message: JSONRPCMessage, ctx: CallContext): Promise<Answer | undefined> {
+    if (!isJSONRPCRequest(message)) return undefined;
+    const { id, method } = message;
+    currentRequest()?.rpc.push(method);
+    try {
+      const result = (await handle(method, message.params, ctx, id)) as JSONRPCResultResponse["result"];
+      return { jsonrpc: "2.0", id, result };
+    } catch (error) {
+      if (error instanceof JsonRpcError) {
+        const err: JSONRPCErrorResponse["error"] = { code: error.code, message: error.message };
+        if (error.data !== undefined) err.data = error.data;
+        return { jsonrpc: "2.0", id, error: err };
+      }
+      const ref = newErrorRef();
+      logger.error({ ref, method, err: error }, `Internal error answering ${method}`);
+      return { jsonrpc: "2.0", id, error: { code: JsonRpcCode.InternalError, message: `Internal error (ref ${ref})` } };
+    }
+  };
+}
+
+export type Dispatch = ReturnType<typeof createDispatcher>;

@@ -1,0 +1,183 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import { openPacks } from "@toolshed/packs";
+import type { Logger, Pack } from "@toolshed/schema";
+import { createLogger } from "@toolshed/server";
+import { createHttpApp, type HttpApp, type HttpAppOptions } from "./app.js";
+import type { HttpServerConfig } from "./args.js";
+import { checkAuthConfigured } from "./guards.js";
+import { HttpConfigError, HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
+import { loadTokens } from "./load-tokens.js";
+import { VERSION } from "./version.js";
+
+export interface StartHttpServerOptions extends Partial<Omit<HttpServerConfig, "command">> {
+  /** Packs served next to the opened ones (your own tools, or test doubles). */
+  extraPacks?: readonly Pack[];
+  /** JSON-lines logger; pino on stderr at `logLevel` by default. */
+  logger?: Logger;
+  /** Shut down gracefully on SIGTERM and SIGINT, then exit the process with code 0. */
+  handleSignals?: boolean;
+  /** More options for the app (instructions, tool timeout…). */
+  app?: Omit<HttpAppOptions, "packs" | "host" | "port">;
+}
+
+export interface RunningHttpServer {
+  /** The MCP endpoint, e.g. http://127.0.0.1:3000/mcp. */
+  url: string;
+  port: number;
+  http: HttpApp;
+  /** Stops accepting connections, lets running calls finish (shutdown timeout), closes sessions and stores. */
+  close(): Promise<void>;
+}
+
+/** Opens the packs, then serves them over Streamable HTTP with @hono/node-server. */
+export async function startHttpServer(options: StartHttpServerOptions = {}): Promise<RunningHttpServer> {
+  const host = options.host ?? "127.0.0.1";
+  const tokens = loadTokens(options.tokensFile, options.tokens);
+  const jwt =
+    options.jwksUrl && options.jwtIssuer && options.jwtAudience
+      ? { jwksUrl: options.jwksUrl, issuer: options.jwtIssuer, audience: options.jwtAudience }
+      : undefined;
+  checkAuthConfigured(host, tokens.length > 0 || jwt !== undefined);
+  const logger = options.logger ?? createLogger({ level: options.logLevel ?? "info" });
+  const db = options.db ?? ":memory:";
+  let opened: Awaited<ReturnType<typeof openPacks>>;
+  try {
+    opened = await openPacks({ db, ...(options.packs ? { packs: options.packs } : {}), demo: options.demo ?? false });
+  } catch (error) {
+    throw new HttpConfigError(
+      `cannot open the database ${db} (${(error as Error).message}); pass --db with a writable file path`,
+    );
+  }
+
+  let http: HttpApp | undefined;
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const server = createAdaptorServer({
+    fetch: (request, env) =>
+      http
+        ? http.fetch(request, env)
+        : jsonRpcErrorResponse(503, HttpErrorCode.Transport, "Service Unavailable: starting up", {
+            "Retry-After": "1",
+          }),
+    serverOptions: {
+      requestTimeout,
+      headersTimeout: Math.min(requestTimeout, 60_000),
+      // Node enforces both timeouts only when it checks its connections (every 30 s by default).
+      connectionsCheckingInterval: Math.max(250, Math.min(30_000, Math.floor(requestTimeout / 4))),
+    },
+  }) as Server;
+  let port: number;
+  try {
+    port = await listen(server, options.port ?? 3000, host);
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  try {
+    http = createHttpApp({
+      version: VERSION,
+      ...options.app,
+      packs: [...opened.packs, ...(options.extraPacks ?? [])],
+      host,
+      port,
+      logger,
+      ...pick(options, ["readOnly", "sessions", "sessionIdleTimeoutMs", "allowedHosts", "allowedOrigins"]),
+      ...pick(options, ["maxBodyBytes", "rateLimit", "publicUrl"]),
+      tokens,
+      ...(jwt ? { jwt } : {}),
+      ready: () => opened.ready(),
+    });
+  } catch (error) {
+    server.close();
+    await opened.close();
+    throw error;
+  }
+  const app = http;
+  const url = `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}/mcp`;
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      let stopped = false;
+      const closed = new Promise<void>((resolve) =>
+        server.close(() => {
+          stopped = true;
+          resolve();
+        }),
+      );
+      await app.close({ graceMs: options.shutdownTimeoutMs ?? 10_000 });
+      // Answers are written just after their handlers return: let them flush, dropping each
+      // keep-alive connection once it is idle, before cutting whatever is left.
+      const deadline = Date.now() + 5_000;
+      while (!stopped && Date.now() < deadline) {
+        server.closeIdleConnections();
+        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 50))]);
+      }
+      server.closeAllConnections();
+      await closed;
+      await opened.close();
+    })();
+    return closing;
+  };
+
+  if (options.handleSignals) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (closing) return;
+      logger.info({ signal, inFlight: app.inFlight }, "shutting down");
+      close().then(
+        () => {
+          logger.info({}, "stopped");
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  }
+  // Handlers first: a supervisor may signal as soon as it reads this line.
+  logger.info(
+    {
+      url,
+      mode: options.sessions ? "sessions" : "stateless",
+      packs: opened.names,
+      readOnly: options.readOnly ?? false,
+      auth: [tokens.length > 0 ? `${tokens.length} tokens` : undefined, jwt ? "jwt" : undefined].filter(Boolean),
+      version: VERSION,
+    },
+    `listening on ${url}`,
+  );
+
+  return { url, port, http: app, close };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      if (error.code === "EADDRINUSE") {
+        reject(new HttpConfigError(`port ${port} on ${host} is in use; pass --port with a free port, or 0 for any`));
+      } else if (error.code === "EACCES") {
+        reject(new HttpConfigError(`no permission to listen on ${host}:${port}; use a port above 1023`));
+      } else if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND") {
+        reject(new HttpConfigError(`cannot listen on ${host}: not an address of this machine; try 127.0.0.1`));
+      } else reject(error);
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { HttpConfigError } from "./http-errors.js";
+import { parseTokenList, parseTokensFile } from "./tokens.js";
+
+const A = "aaaaaaaaaaaaaaaa-1";
+const B = "bbbbbbbbbbbbbbbb-2";
+
+describe("TOOLSHED_TOKENS", () => {
+  it("reads TOKEN:SCOPES entries separated by ; or newlines", () => {
+    expect(parseTokenList(`${A}:tools:read tools:write; ${B}:tools:read\n`)).toEqual([
+      { id: "env#1", token: A, scopes: ["tools:read", "tools:write"] },
+      { id: "env#2", token: B, scopes: ["tools:read"] },
+    ]);
+    expect(parseTokenList(`${A}:tools:read,tools:write`)[0]?.scopes).toEqual(["tools:read", "tools:write"]);
+  });
+
+  it.each([
+    [A, "TOOLSHED_TOKENS entry 1: write TOKEN:SCOPES, as in mytoken…:tools:read tools:write"],
+    [`${A}:`, "TOOLSHED_TOKENS entry 1: give the token's scopes, tools:read and/or tools:write"],
+    [`${A}:admin`, 'TOOLSHED_TOKENS entry 1: unknown scope "admin"; use tools:read and/or tools:write'],
+    [
+      "short:tools:read",
+      "TOOLSHED_TOKENS entry 1: a token needs at least 16 characters; make one with: openssl rand -hex 32",
+    ],
+    [
+      `${A}"x:tools:read`,
+      "TOOLSHED_TOKENS entry 1: a token may hold only letters, digits and - . _ ~ + / (then = padding)",
+    ],
+    [`${A}:tools:read;${A}:tools:write`, "TOOLSHED_TOKENS: token env#2 appears twice; give each token once"],
+  ])("%j is refused with a hint", (text, message) => {
+    expect(() => parseTokenList(text)).toThrow(new HttpConfigError(message));
+  });
+});
+
+describe("tokens file", () => {
+  it("reads lines of TOKEN SCOPES with comments", () => {
+    expect(parseTokensFile(`# team\n${A} tools:read tools:write  # ci\n\n${B} tools:read\n`, "t.txt")).toEqual([
+      { id: "file#2", token: A, scopes: ["tools:read", "tools:write"] },
+      { id: "file#4", token: B, scopes: ["tools:read"] },
+    ]);
+  });
+
+  it("reads JSON, as a list or {tokens}, with optional ids and scopes as a list or a string", () => {
+    const list = JSON.stringify([
+      { token: A, scopes: ["tools:read"], id: "ci-bot" },
+      { token: B, scopes: "tools:read tools:write" },
+    ]);
+    const expected = [
+      { id: "ci-bot", token: A, scopes: ["tools:read"] },
+      { id: "file#2", token: B, scopes: ["tools:read", "tools:write"] },
+    ];
+    expect(parseTokensFile(list, "t.json")).toEqual(expected);
+    expect(parseTokensFile(JSON.stringify({ tokens: JSON.parse(list) }), "t.json")).toEqual(expected);
+  });
+
+  it.each([
+    ["[oops", 't.json is not valid JSON; write [{"token": "…", "scopes": ["tools:read"]}]'],
+    ['{"a": 1}', 't.json: expected a list of tokens, as in [{"token": "…", "scopes": ["tools:read"]}]'],
+    ["[1]", 't.json token 1: each entry needs "token" (a string) and "scopes"'],
+    [`[{"token": "${A}"}]`, "t.json token 1: give the token's scopes, tools:read and/or tools:write"],
+  ])("%j is refused with a hint", (text, message) => {
+    expect(() => parseTokensFile(text, "t.json")).toThrow(new HttpConfigError(message));
+  });
+});

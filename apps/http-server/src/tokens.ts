@@ -1,0 +1,123 @@
+import { HttpConfigError } from "./http-errors.js";
+
+export const SCOPES = ["tools:read", "tools:write"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** A static bearer token; `id` is what logs show, never the token itself. */
+export interface StaticToken {
+  id: string;
+  token: string;
+  scopes: Scope[];
+}
+
+const MIN_TOKEN_LENGTH = 16;
+// RFC 6750 b64token: what may follow "Bearer " in a header.
+const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+function checkToken(token: string, where: string): void {
+  if (!TOKEN_CHARS.test(token)) {
+    throw new HttpConfigError(`${where}: a token may hold only letters, digits and - . _ ~ + / (then = padding)`);
+  }
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new HttpConfigError(
+      `${where}: a token needs at least ${MIN_TOKEN_LENGTH} characters; make one with: openssl rand -hex 32`,
+    );
+  }
+}
+
+function checkScopes(raw: readonly string[], where: string): Scope[] {
+  const scopes = [...new Set(raw.map((s) => s.trim()).filter((s) => s !== ""))];
+  if (scopes.length === 0) throw new HttpConfigError(`${where}: give the token's scopes, ${SCOPES.join(" and/or ")}`);
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0) {
+    throw new HttpConfigError(`${where}: unknown scope "${unknown[0]}"; use ${SCOPES.join(" and/or ")}`);
+  }
+  return scopes as Scope[];
+}
+
+function checkUnique(tokens: StaticToken[], source: string): StaticToken[] {
+  const seen = new Set<string>();
+  for (const t of tokens) {
+    if (seen.has(t.token)) throw new HttpConfigError(`${source}: token ${t.id} appears twice; give each token once`);
+    seen.add(t.token);
+  }
+  return tokens;
+}
+
+/**
+ * TOOLSHED_TOKENS: entries separated by `;` or newlines, each `TOKEN:SCOPES` with the scopes
+ * separated by spaces or commas, e.g. `tok-a…:tools:read tools:write;tok-b…:tools:read`.
+ */
+export function parseTokenList(text: string, source = "TOOLSHED_TOKENS"): StaticToken[] {
+  const entries = text
+    .split(/[;\n]/)
+    .map((e) => e.trim())
+    .filter((e) => e !== "");
+  return checkUnique(
+    entries.map((entry, index) => {
+      const where = `${source} entry ${index + 1}`;
+      const colon = entry.indexOf(":");
+      if (colon <= 0) throw new HttpConfigError(`${where}: write TOKEN:SCOPES, as in mytoken…:tools:read tools:write`);
+      const token = entry.slice(0, colon).trim();
+      checkToken(token, where);
+      return { id: `env#${index + 1}`, token, scopes: checkScopes(entry.slice(colon + 1).split(/[\s,]+/), where) };
+    }),
+    source,
+  );
+}
+
+interface JsonToken {
+  token?: unknown;
+  scopes?: unknown;
+  id?: unknown;
+}
+
+/**
+ * A tokens file: JSON (`[{"token", "scopes": [...], "id"?}]` or `{"tokens": [...]}`), or lines
+ * of `TOKEN SCOPE [SCOPE]` with `#` comments.
+ */
+export function parseTokensFile(text: string, path: string): StaticToken[] {
+  const trimmed = text.trim();
+  if (trimmed.startsWith("[") || trimmed.startsWith("{")) return parseJsonTokens(trimmed, path);
+  const tokens: StaticToken[] = [];
+  text.split("\n").forEach((line, index) => {
+    const content = line.replace(/#.*$/, "").trim();
+    if (content === "") return;
+    const where = `${path} line ${index + 1}`;
+    const [token = "", ...scopes] = content.split(/\s+/);
+    checkToken(token, where);
+    tokens.push({ id: `file#${index + 1}`, token, scopes: checkScopes(scopes, where) });
+  });
+  return checkUnique(tokens, path);
+}
+
+function parseJsonTokens(text: string, path: string): StaticToken[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HttpConfigError(`${path} is not valid JSON; write [{"token": "…", "scopes": ["tools:read"]}]`);
+  }
+  const list = Array.isArray(value) ? value : (value as { tokens?: unknown }).tokens;
+  if (!Array.isArray(list)) {
+    throw new HttpConfigError(`${path}: expected a list of tokens, as in [{"token": "…", "scopes": ["tools:read"]}]`);
+  }
+  return checkUnique(
+    list.map((item: JsonToken, index) => {
+      const where = `${path} token ${index + 1}`;
+      if (typeof item !== "object" || item === null || typeof item.token !== "string") {
+        throw new HttpConfigError(`${where}: each entry needs "token" (a string) and "scopes"`);
+      }
+      checkToken(item.token, where);
+      const scopes =
+        typeof item.scopes === "string"
+          ? item.scopes.split(/[\s,]+/)
+          : Array.isArray(item.scopes) && item.scopes.every((s) => typeof s === "string")
+            ? (item.scopes as string[])
+            : [];
+      const id = typeof item.id === "string" && item.id.trim() !== "" ? item.id.trim() : `file#${index + 1}`;
+      return { id, token: item.token, scopes: checkScopes(scopes, where) };
+    }),
+    path,
+  );
+}

@@ -1,0 +1,163 @@
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { connect, killAll, post, rawRequest, removeTempDirs, runCli, startServer, tempDir } from "./helpers.js";
+
+afterEach(async () => {
+  await killAll();
+  removeTempDirs();
+});
+
+/** Exit 2, nothing on stdout, exactly one line on stderr. */
+async function expectUsageError(args: string[], line: string | RegExp, env: Record<string, string> = {}) {
+  const { code, stdout, stderr } = await runCli(args, env);
+  expect(code).toBe(2);
+  expect(stdout).toBe("");
+  expect(stderr.endsWith("\n")).toBe(true);
+  expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+  if (typeof line === "string") expect(stderr.trimEnd()).toBe(line);
+  else expect(stderr.trimEnd()).toMatch(line);
+}
+
+describe("flags", () => {
+  it("--version and --help print to stdout and exit 0", async () => {
+    const version = await runCli(["--version"]);
+    expect(version).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "" });
+    const help = await runCli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: toolshed-http");
+    for (const flag of ["--tokens-file", "--jwks-url", "--allowed-hosts", "--max-body", "--rate-limit", "--sessions"]) {
+      expect(help.stdout).toContain(flag);
+    }
+  });
+
+  it("bad flags are one stderr line with the fix, exit 2", async () => {
+    await expectUsageError(["--nope"], /^toolshed-http: unknown flag --nope; the flags are --host, --port, /);
+    await expectUsageError(["--port", "abc"], 'toolshed-http: --port "abc" must be a whole number from 0 to 65535');
+    await expectUsageError(["--port"], "toolshed-http: --port needs a value, as in --port PORT");
+    await expectUsageError(["--packs", "wiki"], 'toolshed-http: unknown pack "wiki"; choose from notes, tickets, crm');
+    await expectUsageError(
+      ["--log-level", "loud"],
+      'toolshed-http: bad log level "loud"; choose from fatal, error, warn, info, debug, trace, silent',
+    );
+    await expectUsageError(
+      ["--max-body", "lots"],
+      'toolshed-http: --max-body "lots" is not a size; write bytes (1048576) or 512k, 1m',
+    );
+    await expectUsageError(
+      ["--jwks-url", "https://auth.example/jwks.json"],
+      "toolshed-http: --jwks-url needs --jwt-issuer (the iss of accepted tokens) and --jwt-audience (their aud, this server's id or URL)",
+    );
+    await expectUsageError([], /^toolshed-http: TOOLSHED_DEMO="maybe" is not a switch/, { TOOLSHED_DEMO: "maybe" });
+  });
+
+  it("refuses a non-loopback address without tokens or JWKS (exit 2)", async () => {
+    await expectUsageError(
+      ["--host", "0.0.0.0"],
+      "toolshed-http: refusing to serve 0.0.0.0 without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS) or --jwks-url URL, or bind to 127.0.0.1",
+    );
+  });
+
+  it("a missing or bad tokens file is exit 2 with the reason", async () => {
+    const missing = join(tempDir(), "missing.txt");
+    await expectUsageError(
+      ["--tokens-file", missing, "--port", "0", "--db", ":memory:"],
+      `toolshed-http: cannot read the tokens file ${missing} (ENOENT); check --tokens-file`,
+    );
+    const short = join(tempDir(), "tokens.txt");
+    writeFileSync(short, "abc tools:read\n");
+    await expectUsageError(
+      ["--tokens-file", short, "--port", "0", "--db", ":memory:"],
+      `toolshed-http: ${short} line 1: a token needs at least 16 characters; make one with: openssl rand -hex 32`,
+    );
+    await expectUsageError(
+      ["--port", "0", "--db", ":memory:"],
+      'toolshed-http: TOOLSHED_TOKENS entry 1: unknown scope "admin"; use tools:read and/or tools:write',
+      { TOOLSHED_TOKENS: "abcdefghijklmnopqrstuvwxyz:admin" },
+    );
+  });
+
+  it("a port in use and an unwritable database are exit 2 with a hint", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      await expectUsageError(
+        ["--port", String(port), "--db", ":memory:"],
+        `toolshed-http: port ${port} on 127.0.0.1 is in use; pass --port with a free port, or 0 for any`,
+      );
+    } finally {
+      blocker.close();
+    }
+    await expectUsageError(
+      ["--port", "0", "--db", "/proc/nope/toolshed.db"],
+      /^toolshed-http: cannot open the database \/proc\/nope\/toolshed\.db \(.+\); pass --db with a writable file path$/,
+    );
+  });
+});
+
+describe("serving", () => {
+  it("health and readiness, JSON logs on stderr and nothing on stdout; SIGTERM exits 0", async () => {
+    const server = await startServer(["--demo"]);
+    const health = await fetch(`${server.base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${server.base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready" });
+    const { client } = await connect(server.url);
+    await client.listTools();
+    await client.close();
+    server.proc.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    expect(server.stdout()).toBe("");
+    const lines = server.stderr().trimEnd().split("\n");
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(server.logs().map((l) => l.msg)).toEqual(expect.arrayContaining(["shutting down", "stopped"]));
+  });
+
+  it("SIGINT exits 0 too", async () => {
+    const server = await startServer([]);
+    server.proc.kill("SIGINT");
+    expect(await server.exited).toBe(0);
+  });
+
+  it("TOOLSHED_* variables work like flags (TOOLSHED_PACKS, TOOLSHED_READ_ONLY)", async () => {
+    const server = await startServer(["--demo"], { env: { TOOLSHED_PACKS: "crm", TOOLSHED_READ_ONLY: "1" } });
+    const { client } = await connect(server.url);
+    const names = (await client.listTools()).tools.map((t) => t.name).sort();
+    expect(names).toEqual(["crm_get_account", "crm_search_accounts"]);
+    await client.close();
+  });
+
+  it("--read-only lists only read-only tools", async () => {
+    const server = await startServer(["--read-only", "--packs", "notes"]);
+    const { client } = await connect(server.url);
+    const tools = (await client.listTools()).tools;
+    expect(tools.length).toBeGreaterThan(0);
+    for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
+    await client.close();
+  });
+
+  it("on a non-loopback address with tokens, any Host is served but browser Origins are refused", async () => {
+    const token = "wide-token-0123456789abcdef";
+    const server = await startServer(["--host", "0.0.0.0"], { env: { TOOLSHED_TOKENS: `${token}:tools:read` } });
+    const url = `http://127.0.0.1:${server.port}/mcp`;
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+    };
+    const anyHost = await rawRequest(url, { headers: { ...headers, host: "mcp.example.com" }, body });
+    expect(anyHost.status).toBe(200);
+    const origin = await post(url, JSON.parse(body), {
+      authorization: `Bearer ${token}`,
+      origin: "https://app.example",
+    });
+    expect(origin.status).toBe(403);
+    const noToken = await post(url, JSON.parse(body));
+    expect(noToken.status).toBe(401);
+  });
+});

@@ -1,0 +1,158 @@
+import { connect as connectSocket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  connect,
+  killAll,
+  MCP_HEADERS,
+  post,
+  rawRequest,
+  removeTempDirs,
+  type Started,
+  startServer,
+} from "./helpers.js";
+
+// One token per concern, so each has its own rate-limit allowance (5 per minute here).
+const BODY = "body-token-0123456789abcdef";
+const LIMITED = "limited-token-0123456789abcdef";
+const OWNER = "owner-token-0123456789abcdef";
+const OTHER = "other-token-0123456789abcdef";
+
+let server: Started;
+
+const init = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+beforeAll(async () => {
+  const tokens = [BODY, LIMITED, OWNER, OTHER].map((t) => `${t}:tools:read tools:write`).join(";");
+  server = await startServer(
+    [
+      "--sessions",
+      "--max-body",
+      "2k",
+      "--rate-limit",
+      "5",
+      // Nothing listens on port 1: the key set cannot be loaded.
+      "--jwks-url",
+      "http://127.0.0.1:1/jwks.json",
+      "--jwt-issuer",
+      "https://issuer.test",
+      "--jwt-audience",
+      "toolshed",
+    ],
+    { env: { TOOLSHED_TOKENS: tokens } },
+  );
+});
+afterAll(async () => {
+  await killAll();
+  removeTempDirs();
+});
+
+const bigBody = () => JSON.stringify({ ...init, params: { ...init.params, padding: "x".repeat(3000) } });
+const TOO_LARGE = {
+  jsonrpc: "2.0",
+  error: { code: -32000, message: "Payload Too Large: Request body must not exceed 2048 bytes" },
+  id: null,
+};
+
+describe("request body limit", () => {
+  it("a body over --max-body with a Content-Length is 413", async () => {
+    const res = await rawRequest(server.url, { headers: { ...MCP_HEADERS, ...bearer(BODY) }, body: bigBody() });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text)).toEqual(TOO_LARGE);
+  });
+
+  it("a chunked body (no Content-Length) is counted as it streams: 413", async () => {
+    const body = bigBody();
+    const res = await rawRequest(server.url, {
+      headers: { ...MCP_HEADERS, ...bearer(BODY) },
+      chunks: [body.slice(0, 1000), body.slice(1000, 2000), body.slice(2000)],
+    });
+    expect(res.headers["content-length"]).toBeDefined();
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text)).toEqual(TOO_LARGE);
+  });
+
+  it("a body under the limit is served", async () => {
+    const res = await post(server.url, init, bearer(BODY));
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("rate limit", () => {
+  it("the sixth request of a token in a minute is 429 with Retry-After; other tokens are not affected", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await post(server.url, init, bearer(LIMITED))).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const limited = await post(server.url, init, bearer(LIMITED));
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited.json).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: `Too Many Requests: rate limit exceeded; retry after ${retryAfter} s` },
+      id: null,
+    });
+    expect((await post(server.url, init, bearer(OWNER))).status).toBe(200);
+  });
+});
+
+describe("auth failures", () => {
+  it("a JWT when the key set cannot be loaded is 503 with Retry-After, not 401", async () => {
+    const fake = `${Buffer.from('{"alg":"RS256","kid":"k"}').toString("base64url")}.${Buffer.from('{"sub":"x"}').toString("base64url")}.c2ln`;
+    const res = await post(server.url, init, bearer(fake));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("30");
+    expect((res.json as { error: { message: string } }).error.message).toBe(
+      "Service Unavailable: the server could not load the keys to check the token; retry later",
+    );
+  });
+
+  it("failed attempts count against the client's address, so guessing tokens is rate limited", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++)
+      statuses.push((await post(server.url, init, bearer(`guess-${i}-0123456789abcdef`))).status);
+    // The 503 above was the first failed attempt from this address.
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+  });
+});
+
+describe("sessions belong to the token that opened them", () => {
+  it("another token using the session id gets 404", async () => {
+    const { client, transport } = await connect(server.url, { token: OTHER });
+    const id = transport.sessionId as string;
+    const stolen = await post(
+      server.url,
+      { jsonrpc: "2.0", id: 5, method: "tools/list" },
+      { ...bearer(BODY), "mcp-session-id": id },
+    );
+    expect(stolen.status).toBe(404);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+  });
+});
+
+describe("request timeout", () => {
+  it("a client that sends its body too slowly gets 408 after --request-timeout", async () => {
+    const slow = await startServer(["--request-timeout", "1s"]);
+    const socket = connectSocket(slow.port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString();
+    });
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${slow.port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`,
+    );
+    const closed = await new Promise<boolean>((resolve) => {
+      socket.on("close", () => resolve(true));
+      setTimeout(() => resolve(false), 20_000);
+    });
+    expect(closed).toBe(true);
+    expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+  });
+});
