@@ -182,10 +182,12 @@ async function main() {
   return failing.length === 0 ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error?.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? `${error.message}; see --help` : error);
-    process.exit(2);
-  },
-);
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(error?.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? `${error.message}; see --help` : error);
+      process.exit(2);
+    },
+  );
+}

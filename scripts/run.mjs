@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry point for the root npm scripts. It needs only Node 20 and npm: pnpm comes through npx.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -76,6 +76,59 @@ function test(extra) {
   process.exit(counts.failed > 0 ? 1 : status);
 }
 
+/** The value of `--name VALUE` or `--name=VALUE` in args, if given. */
+function flag(args, name) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${name}`) return args[i + 1];
+    if (args[i]?.startsWith(`--${name}=`)) return args[i].slice(name.length + 3);
+  }
+  return undefined;
+}
+
+// The main job: the HTTP server with all three packs on ./.toolshed/demo.db, seeded with demo data.
+async function start(args) {
+  const cli = join(root, "apps/http-server/dist/cli.js");
+  const child = spawn(process.execPath, [cli, "--db", join(root, ".toolshed/demo.db"), "--demo", ...args], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  const host = flag(args, "host") ?? "127.0.0.1";
+  const port = flag(args, "port") ?? "3000";
+  const shown = host.includes(":") ? `[${host}]` : host;
+  const base = `http://${shown === "0.0.0.0" ? "127.0.0.1" : shown}:${port}`;
+  let exited = false;
+  const done = new Promise((resolve) =>
+    child.on("exit", (code, signal) => {
+      exited = true;
+      resolve(code ?? (signal ? 0 : 1));
+    }),
+  );
+  for (let i = 0; i < 600 && !exited; i++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) {
+        process.stdout.write(
+          [
+            "",
+            `Toolshed is serving notes, tickets and crm (demo data in .toolshed/demo.db) at ${base}/mcp`,
+            "Try it with the MCP Inspector:",
+            `  npx -y @modelcontextprotocol/inspector@2.12.0 --cli ${base}/mcp --transport http --method tools/list`,
+            `  npx -y @modelcontextprotocol/inspector@2.12.0 --cli ${base}/mcp --transport http --method tools/call --tool-name get_note --tool-arg title=groceries`,
+            "or open the Inspector UI (npx -y @modelcontextprotocol/inspector@2.12.0) and connect to that URL with Streamable HTTP.",
+            "Stop with Ctrl+C.",
+            "",
+          ].join("\n"),
+        );
+        break;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  process.exit(await done);
+}
+
 const [command = "test", ...rest] = process.argv.slice(2);
 switch (command) {
   case "test":
@@ -99,17 +152,11 @@ switch (command) {
     build();
     pnpm("bench", "--filter", "./bench", "run", "bench", ...rest);
     break;
-  case "start": {
+  case "start":
     install();
     build();
-    const cli = join(root, "apps/http-server/dist/cli.js");
-    if (!existsSync(cli)) {
-      process.stderr.write("The HTTP server app (apps/http-server) is not part of this checkout yet.\n");
-      process.exit(1);
-    }
-    process.exit(run(process.execPath, [cli, "--db", ".toolshed/demo.db", "--demo", ...rest]));
+    await start(rest);
     break;
-  }
   default:
     process.stderr.write(`Unknown command "${command}". Use one of: start, test, build, typecheck, lint, bench.\n`);
     process.exit(2);
