@@ -1,0 +1,344 @@
+#!/usr/bin/env node
+// Seeds each pack's SQLite store with realistic rows (100,000 by default) and measures search
+// latency through the MCP tool, through the store, and with a naive LIKE query for comparison.
+// Runs on the built packages (dist): `npm run build` at the root first, or `npm run bench` there.
+//
+//   node search.mjs [--rows N] [--quick] [--queries N] [--seed auto|api|sql] [--packs notes,crm] [--out FILE|-]
+//
+// Exits 1 when any check fails, so a CI `--quick` run catches wrong answers, not only slow ones.
+import { mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { connectInMemory, createLogger, createServer } from "@toolshed/server";
+import { openSqlite } from "@toolshed/storage";
+import { likeSearcher, matchCounter, PACKS, tokens } from "./lib/packs.mjs";
+import { buildQueries } from "./lib/queries.mjs";
+import { renderReport } from "./lib/report.mjs";
+import { summarize } from "./lib/stats.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const DEFAULT_OUT = resolve(here, "../docs/benchmarks-search.md");
+const LIMIT = 10;
+const MIN_API_RATE = 5000;
+const RATE_WINDOW = 5000;
+// Below this, common words may miss the limit and the checks would fail for no fault of a pack.
+const MIN_ROWS = 1000;
+
+/** A wrong command-line option: printed without a stack. */
+class UsageError extends Error {}
+
+function readOptions() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        rows: { type: "string" },
+        quick: { type: "boolean", default: false },
+        queries: { type: "string" },
+        seed: { type: "string", default: "auto" },
+        packs: { type: "string", default: "notes,tickets,crm" },
+        out: { type: "string" },
+        help: { type: "boolean", default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    console.log(
+      "Usage: node search.mjs [--rows N] [--quick] [--queries N] [--seed auto|api|sql] [--packs notes,tickets,crm] [--out FILE|-]\n" +
+        "  --quick   10,000 rows and 50 queries per path; prints the report but writes no file unless --out is given\n" +
+        "  --seed    auto (default): public API while it keeps up 5,000 rows/s, then the store's SQL in one transaction",
+    );
+    process.exit(0);
+  }
+  const positive = (name, text, fallback) => {
+    if (text === undefined) return fallback;
+    const n = Number(text.replace(/_/g, ""));
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer (got ${text})`);
+    return n;
+  };
+  if (!["auto", "api", "sql"].includes(values.seed)) {
+    throw new UsageError(`--seed must be auto, api or sql (got ${values.seed})`);
+  }
+  const packs = values.packs.split(",").map((p) => p.trim());
+  for (const p of packs) {
+    if (!PACKS[p]) throw new UsageError(`unknown pack "${p}"; use some of ${Object.keys(PACKS).join(",")}`);
+  }
+  const quick = values.quick;
+  const out = values.out === "-" ? undefined : (values.out ?? (quick ? undefined : DEFAULT_OUT));
+  const rows = positive("rows", values.rows, quick ? 10_000 : 100_000);
+  if (rows < MIN_ROWS) throw new UsageError(`--rows must be at least ${MIN_ROWS} (got ${rows})`);
+  return {
+    rows,
+    queries: positive("queries", values.queries, quick ? 50 : 300),
+    warmup: quick ? 10 : 30,
+    distinct: quick ? 40 : 120,
+    creates: quick ? 10 : 20,
+    seed: values.seed,
+    minRate: MIN_API_RATE,
+    packs: packs.map((p) => PACKS[p]),
+    out: out && resolve(out),
+  };
+}
+
+const now = () => performance.now();
+
+/** Fills a new store; through the public API while it is fast enough (see `--seed`). */
+async function seedPack(pack, file, options) {
+  const opened = pack.open(file);
+  const seen = pack.uniqueKey ? new Set() : undefined;
+  const rowAt = (index) => {
+    let row = pack.row(index);
+    if (seen) {
+      if (seen.has(pack.uniqueKey(row))) row = pack.makeUnique(row, index);
+      seen.add(pack.uniqueKey(row));
+    }
+    return row;
+  };
+  const started = now();
+  let index = 0;
+  let slowAt;
+  if (options.seed !== "sql") {
+    // A window that takes longer than this is below the minimum rate; stop there, without
+    // waiting for a slow API to finish the window.
+    const budget = (RATE_WINDOW / options.minRate) * 1000;
+    let windowStart = now();
+    let windowRows = 0;
+    while (index < options.rows) {
+      await pack.createApi(opened, rowAt(index));
+      index++;
+      windowRows++;
+      if (options.seed !== "auto") continue;
+      const elapsed = now() - windowStart;
+      if (elapsed > budget) {
+        slowAt = { row: index, rate: (windowRows / elapsed) * 1000 };
+        break;
+      }
+      if (windowRows === RATE_WINDOW) {
+        windowStart = now();
+        windowRows = 0;
+      }
+    }
+  }
+  const apiMs = now() - started;
+  const api = { rows: index, ms: apiMs, rate: index / (apiMs / 1000) };
+  const sqlStarted = now();
+  if (index < options.rows) {
+    const db = openSqlite(file);
+    try {
+      const insert = pack.bulkInserter(db);
+      db.transaction(() => {
+        for (; index < options.rows; index++) insert(rowAt(index));
+      })();
+    } finally {
+      db.close();
+    }
+  }
+  const sqlMs = now() - sqlStarted;
+  const sql = { rows: options.rows - api.rows, ms: sqlMs, rate: (options.rows - api.rows) / (sqlMs / 1000) };
+  opened.clock.release();
+  return { opened, seed: { rows: options.rows, api, sql, slowAt, ms: now() - started } };
+}
+
+/** Runs `run` for `total` queries (after `warmup` untimed ones), cycling through `queries`. */
+async function timed(queries, { queries: total, warmup }, run) {
+  for (let i = 0; i < warmup; i++) await run(queries[i % queries.length]);
+  const samples = [];
+  for (let i = 0; i < total; i++) {
+    const query = queries[i % queries.length];
+    const started = now();
+    await run(query);
+    samples.push({ kind: query.kind, ms: now() - started });
+  }
+  const byKind = {};
+  for (const kind of new Set(samples.map((s) => s.kind))) {
+    byKind[kind] = summarize(samples.filter((s) => s.kind === kind).map((s) => s.ms));
+  }
+  return { all: summarize(samples.map((s) => s.ms)), byKind };
+}
+
+function toolText(result) {
+  return (result.content ?? [])
+    .map((c) => c.text ?? "")
+    .join(" ")
+    .slice(0, 300);
+}
+
+/** Every distinct query once through all three paths, checking the answers. */
+async function verify(pack, queries, { client, opened, like, likeRanked, textOf, matches }, fail) {
+  const hitsByKind = {};
+  for (const query of queries) {
+    const label = `${pack.name} ${query.kind} ${JSON.stringify(query.text)}`;
+    const result = await client.callTool({ name: pack.tool, arguments: pack.toolArguments(query.text, LIMIT) });
+    const toolIds = pack.toolHits(result);
+    if (result.isError || !Array.isArray(toolIds)) {
+      fail(`${label}: ${pack.tool} answered with an error or without hits: ${toolText(result)}`);
+      continue;
+    }
+    const storeIds = await pack.searchStore(opened, query.text, LIMIT);
+    if (JSON.stringify(toolIds) !== JSON.stringify(storeIds)) {
+      fail(`${label}: tool hits ${JSON.stringify(toolIds)} differ from store hits ${JSON.stringify(storeIds)}`);
+    }
+    const likeIds = like(query.text, LIMIT);
+    for (const [path, ids] of [
+      ["FTS", storeIds],
+      ["LIKE", likeIds],
+      ["LIKE ranked", likeRanked(query.text, LIMIT)],
+    ]) {
+      if (query.expect === "full" && ids.length !== LIMIT) fail(`${label}: ${path} found ${ids.length}, not ${LIMIT}`);
+      if (query.expect === "some" && ids.length === 0) fail(`${label}: ${path} found nothing`);
+      if (query.expect === "none" && ids.length !== 0) fail(`${label}: ${path} found ${ids.length}, expected none`);
+    }
+    const words = tokens(query.text).map(pack.wordCheck);
+    for (const id of storeIds) {
+      const text = textOf(id);
+      if (text === undefined) {
+        fail(`${label}: hit ${id} is not in the table`);
+        continue;
+      }
+      const have = tokens(text);
+      const missing = words.filter((w) => !have.some((t) => t.startsWith(w)));
+      if (missing.length > 0) fail(`${label}: hit ${id} has no word starting with ${missing.join(", ")}`);
+    }
+    hitsByKind[query.kind] ??= { n: 0, fts: 0, like: 0, matched: 0 };
+    const tally = hitsByKind[query.kind];
+    tally.n++;
+    tally.matched += matches(query.text);
+    tally.fts += storeIds.length;
+    tally.like += likeIds.length;
+  }
+  return hitsByKind;
+}
+
+function fileBytes(file) {
+  let total = 0;
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      total += statSync(f).size;
+    } catch {}
+  }
+  return total;
+}
+
+async function benchPack(pack, dir, options, logger, fail) {
+  const file = join(dir, `${pack.name}.db`);
+  process.stderr.write(`${pack.name}: seeding ${options.rows.toLocaleString("en-US")} rows…\n`);
+  const { opened, seed } = await seedPack(pack, file, options);
+  process.stderr.write(
+    `${pack.name}: seeded in ${(seed.ms / 1000).toFixed(1)} s (API ${seed.api.rows} rows at ${Math.round(seed.api.rate)}/s` +
+      `${seed.slowAt ? `, below ${options.minRate}/s at row ${seed.slowAt.row}: ${Math.round(seed.slowAt.rate)}/s` : ""}` +
+      `; SQL ${seed.sql.rows} rows at ${Math.round(seed.sql.rate)}/s)\n`,
+  );
+  const server = createServer({ name: "toolshed-bench", version: "0.0.0", packs: [opened.pack], logger });
+  const client = await connectInMemory(server);
+  const raw = openSqlite(file, { readonly: true });
+  try {
+    const like = likeSearcher(pack, raw);
+    const likeRanked = likeSearcher(pack, raw, { ranked: true });
+    const queries = buildQueries(pack, options.rows, options.distinct);
+    const hitsByKind = await verify(
+      pack,
+      queries,
+      {
+        client,
+        opened,
+        like,
+        likeRanked,
+        textOf: pack.textOf(raw),
+        matches: matchCounter(pack, raw),
+      },
+      fail,
+    );
+    process.stderr.write(`${pack.name}: measuring ${options.queries} queries per path…\n`);
+    const timings = {
+      tool: await timed(queries, options, async (query) => {
+        const result = await client.callTool({ name: pack.tool, arguments: pack.toolArguments(query.text, LIMIT) });
+        if (result.isError || !Array.isArray(pack.toolHits(result))) {
+          fail(`${pack.name} ${JSON.stringify(query.text)}: timed ${pack.tool} call failed: ${toolText(result)}`);
+        }
+      }),
+      store: await timed(queries, options, (query) => pack.searchStore(opened, query.text, LIMIT)),
+      like: await timed(queries, options, async (query) => like(query.text, LIMIT)),
+      likeRanked: await timed(queries, options, async (query) => likeRanked(query.text, LIMIT)),
+    };
+    const createMs = [];
+    for (let k = 0; k < options.creates; k++) {
+      const index = options.rows + k;
+      const row = pack.row(index);
+      const fresh = { ...(pack.makeUnique ? pack.makeUnique(row, `new ${index}`) : row), status: "open" };
+      const started = now();
+      await pack.createApi(opened, fresh);
+      createMs.push(now() - started);
+    }
+    const create = summarize(createMs);
+    process.stderr.write(
+      `${pack.name}: tool p50 ${timings.tool.all.p50.toFixed(2)} ms, store p50 ${timings.store.all.p50.toFixed(2)} ms,` +
+        ` LIKE p50 ${timings.like.all.p50.toFixed(2)} ms\n`,
+    );
+    return { pack: pack.name, tool: pack.tool, seed, timings, hitsByKind, create };
+  } finally {
+    raw.close();
+    await client.close();
+    await server.close();
+    await opened.store.close();
+    seed.bytes = fileBytes(file);
+  }
+}
+
+function machineInfo() {
+  const probe = openSqlite(":memory:");
+  const sqlite = probe.prepare("SELECT sqlite_version() AS v").get().v;
+  probe.close();
+  return {
+    date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
+    cpu: os.cpus()[0]?.model?.trim() ?? "unknown CPU",
+    cores: os.cpus().length,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    sqlite,
+    load: os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" / "),
+  };
+}
+
+async function main() {
+  const options = readOptions();
+  const failures = [];
+  const fail = (message) => {
+    if (failures.length < 50) failures.push(message);
+    else if (failures.length === 50) failures.push("… more failures not shown");
+  };
+  // The runtime logs one line per call, as in production; here it goes to /dev/null.
+  const logger = createLogger({ destination: openSync(os.devNull, "w") });
+  // Taken before the run, so the load average says what else the machine was doing.
+  const machine = machineInfo();
+  const dir = mkdtempSync(join(os.tmpdir(), "toolshed-bench-"));
+  const results = [];
+  try {
+    for (const pack of options.packs) results.push(await benchPack(pack, dir, options, logger, fail));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const report = renderReport({ machine, options, results, failures });
+  console.log(report);
+  if (options.out) {
+    writeFileSync(options.out, report);
+    process.stderr.write(`Wrote ${options.out}\n`);
+  }
+  if (failures.length > 0) {
+    process.stderr.write(`\n${failures.length} check(s) failed:\n${failures.map((f) => `  ${f}`).join("\n")}\n`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(error instanceof UsageError ? `${error.message}; see --help\n` : `${error?.stack ?? error}\n`);
+  process.exitCode = error instanceof UsageError ? 2 : 1;
+});
