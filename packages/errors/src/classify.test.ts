@@ -534,3 +534,14 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter(value, now)).toBeUndefined();
   });
 });
+
+describe("node-postgres connection failures without a code", () => {
+  it.each(["Connection terminated unexpectedly", "timeout exceeded when trying to connect"])(
+    "C10: %s is a retryable unavailable",
+    (message) => {
+      const classified = classifyError(new Error(message));
+      expect(classified?.code).toBe("unavailable");
+      expect(classified?.retryable).toBe(true);
+    },
+  );
+});

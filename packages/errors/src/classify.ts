@@ -128,6 +128,11 @@ function classifyOne(error: unknown): ToolError | undefined {
   if ((code.startsWith("08") && code.length === 5) || PG_UNAVAILABLE_CODES.has(code)) {
     return new UnavailableError("the database is unavailable", { cause: error });
   }
+  // node-postgres reports a dropped or unreachable connection without a code.
+  const message = typeof e.message === "string" ? e.message : "";
+  if (/^Connection terminated|^timeout exceeded when trying to connect/.test(message)) {
+    return new UnavailableError("the database connection was lost", { cause: error });
+  }
   const http = httpStatusOf(e);
   if (http) return fromHttpStatus(http.status, http.headers, error);
   return undefined;

@@ -1,2 +1,2 @@
-// PostgreSQL implementation of this pack's store: filled in by the PostgreSQL work.
-export {};
+export { NOTES_PG_MIGRATIONS } from "./migrations.js";
+export { PostgresNotesStore, type PostgresNotesStoreOptions } from "./store.js";

@@ -10,7 +10,7 @@ export interface PgPoolOptions {
   statementTimeoutMs?: number;
   /** How long to wait for a connection before failing (default 5000 ms). */
   connectionTimeoutMs?: number;
-  /** Tables live in this schema (created when missing); defaults to the server's search_path. */
+  /** Tables live in this (existing) schema; defaults to the server's search_path. */
   schema?: string;
   applicationName?: string;
 }

@@ -1,0 +1,80 @@
+import { NOTES_TS_CONFIG } from "./migrations.js";
+
+// Private-use characters mark matches inside PostgreSQL, so "**" already in a body is not taken
+// for a marker when deciding whether the snippet was cut; they become "**" on the way out.
+const OPEN = "\uE000";
+const CLOSE = "\uE001";
+const MARKS = `StartSel=${OPEN}, StopSel=${CLOSE}`;
+// About as many words as SQLite's snippet(…, 16) shows; a body this short is shown whole, as there.
+const SNIPPET_WORDS = 16;
+// ts_headline starts and ends a snippet at a word; punctuation up to this long around it is kept.
+const EDGE_CHARS = 16;
+
+/** A tsquery that matches any of the words of `text` in titles only (weight A), or undefined. */
+export function titleWordsTsQuery(text: string): string | undefined {
+  const words =
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length === 0) return undefined;
+  return words
+    .slice(0, 8)
+    .map((w) => `${w}:*A`)
+    .join(" | ");
+}
+
+/** Ranked by cover density; a title hit (A) weighs ten times a body hit (B), as bm25(10, 1) does on SQLite. */
+export const RANK = `ts_rank_cd('{0, 0, 0.1, 1.0}', n.search, q, 1)`;
+
+/**
+ * Search hits, best first, ties by title. The snippet (about 16 words of the body around the
+ * matches, like SQLite's snippet()) is made only for the rows on the page, since ts_headline
+ * re-parses each body. $1 is the query (every word), $2 the limit, $3 the same words joined by
+ * OR: like FTS5's snippet(), a word found in the body is marked even when another matched only the title.
+ */
+export const SEARCH_SQL = `
+  SELECT hit.title, hit.updated_at, hit.snippet,
+         CASE WHEN at.pos > 0 THEN left(hit.body, at.pos - 1) END AS lead,
+         CASE WHEN at.pos > 0 THEN left(substr(hit.body, at.pos + length(cut.plain)), ${EDGE_CHARS + 1}) END AS trail
+  FROM (
+    SELECT page.*, ts_headline('${NOTES_TS_CONFIG}', page.body, to_tsquery('${NOTES_TS_CONFIG}', $3),
+             CASE WHEN length(page.body) <= ${SNIPPET_WORDS * 12}
+                   AND cardinality(regexp_split_to_array(btrim(page.body), '\\s+')) <= ${SNIPPET_WORDS}
+               THEN '${MARKS}, HighlightAll=true'
+               ELSE '${MARKS}, MaxWords=${SNIPPET_WORDS}, MinWords=${SNIPPET_WORDS - 1}, ShortWord=0, MaxFragments=1'
+             END) AS snippet
+    FROM (
+      SELECT n.title, n.body, n.updated_at, q, ${RANK} AS rank
+      FROM notes n, to_tsquery('${NOTES_TS_CONFIG}', $1) q
+      WHERE n.search @@ q
+      ORDER BY rank DESC, n.title
+      LIMIT $2
+    ) page
+  ) hit,
+  LATERAL (SELECT translate(hit.snippet, '${OPEN}${CLOSE}', '') AS plain) cut,
+  LATERAL (SELECT strpos(hit.body, cut.plain) AS pos) at
+  ORDER BY hit.rank DESC, hit.title`;
+
+export interface SearchRow {
+  title: string;
+  updated_at: Date;
+  snippet: string;
+  /** The body before the snippet (null when the snippet is not found verbatim in the body). */
+  lead: string | null;
+  /** The start of the body after the snippet, at most EDGE_CHARS + 1 characters. */
+  trail: string | null;
+}
+
+const WORD = /[\p{L}\p{N}]/u;
+
+/** Text the snippet left out at one end: kept when it is short and has no word (punctuation such as "**"). */
+function edge(text: string | null): string | undefined {
+  return text !== null && text.length <= EDGE_CHARS && !WORD.test(text) ? text : undefined;
+}
+
+/** The snippet as SQLite shapes it: matches marked `**`, `…` where words of the body were cut. */
+export function shapeSnippet(row: SearchRow): string {
+  const marked = row.snippet.replaceAll(OPEN, "**").replaceAll(CLOSE, "**");
+  return `${edge(row.lead) ?? "…"}${marked}${edge(row.trail) ?? "…"}`;
+}
