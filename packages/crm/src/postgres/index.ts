@@ -1,2 +1,2 @@
-// PostgreSQL implementation of this pack's store: filled in by the PostgreSQL work.
-export {};
+export { PostgresCrmBackend, type PostgresCrmBackendOptions } from "./backend.js";
+export { CRM_PG_MIGRATIONS } from "./migrations.js";

@@ -20,7 +20,9 @@ export async function runPgMigrations(
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
   const latest = sorted.at(-1)?.version ?? 0;
   return withPgTransaction(pool, async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`toolshed:migrations:${scope}`]);
+    // One lock for every pack: they share the bookkeeping tables, and concurrent
+    // CREATE TABLE IF NOT EXISTS on one table can fail with a duplicate key.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('toolshed:migrations'))");
     await client.query(`CREATE TABLE IF NOT EXISTS toolshed_migrations (
       scope TEXT NOT NULL,
       version INTEGER NOT NULL,
