@@ -1,2 +1,2 @@
-// PostgreSQL implementation of this pack's store: filled in by the PostgreSQL work.
-export {};
+export { TICKETS_PG_MIGRATIONS } from "./migrations.js";
+export { PostgresTicketsStore, type PostgresTicketsStoreOptions } from "./store.js";

@@ -1,0 +1,362 @@
+import { InvalidArgumentsError } from "@toolshed/errors";
+import { encodeCursor } from "@toolshed/storage";
+import {
+  createPgPool,
+  type PgClient,
+  type PgPool,
+  pgIdentifier,
+  runIdempotentPg,
+  runPgMigrations,
+  toPgTsQuery,
+  withPgTransaction,
+} from "@toolshed/storage/postgres";
+import {
+  type AddedComment,
+  type CreatedTicket,
+  MAX_COMMENTS_PAGE,
+  MAX_TICKETS_PAGE,
+  type NewTicket,
+  type SimilarTicket,
+  type StatusChange,
+  type TicketPage,
+  type TicketSearchHit,
+  type TicketStatus,
+  type TicketsStore,
+  type TicketWithComments,
+  type WriteOptions,
+} from "../store.js";
+import { formatTicketId, parseTicketId, ticketNotFoundError, ticketNumberTypos } from "../ticket-id.js";
+import { TICKETS_FOLD_FUNCTION, TICKETS_PG_MIGRATIONS, TICKETS_TS_CONFIG } from "./migrations.js";
+import {
+  type CommentRow,
+  canonicalAdded,
+  canonicalCreated,
+  commentsCursorPosition,
+  listCursorPosition,
+  SUMMARY_COLUMNS,
+  type SummaryRow,
+  TICKET_COLUMNS,
+  type TicketRow,
+  toComment,
+  toSummary,
+  toTicket,
+} from "./rows.js";
+import { sharedWordsTsQuery, withEllipses } from "./search-terms.js";
+
+export interface PostgresTicketsStoreOptions {
+  /** Clock for created_at / updated_at (tests pin it). */
+  now?: () => Date;
+  /** Schema for the tables (created when missing); only when opening by URL. */
+  schema?: string;
+  /** Server-side limit per statement (default 10 000 ms); only when opening by URL. */
+  statementTimeoutMs?: number;
+  /** Connections in the pool (default 10); only when opening by URL. */
+  max?: number;
+  /** How long to wait for a connection (default 5000 ms); only when opening by URL. */
+  connectionTimeoutMs?: number;
+}
+
+/** Anything that can run a query: the pool, or a client inside a transaction. */
+type Queryable = Pick<PgClient, "query">;
+
+const MIGRATION_SCOPE = "tickets";
+const SIMILAR_LIMIT = 5;
+// The tsquery of user text, folded like the documents (lower case, no diacritics).
+const TS_QUERY = `to_tsquery('${TICKETS_TS_CONFIG}', ${TICKETS_FOLD_FUNCTION}($1))`;
+// About as long as SQLite's snippet(..., 16): up to 16 words around the best match.
+const HEADLINE_OPTIONS = "StartSel=**, StopSel=**, MaxWords=16, MinWords=8, ShortWord=2";
+
+function clamp(value: number, max: number): number {
+  return Math.min(max, Math.max(1, Math.floor(Number.isFinite(value) ? value : max)));
+}
+
+/**
+ * {@link TicketsStore} on PostgreSQL (pg, pooled): tsvector search with a GIN index, every write
+ * in one transaction, idempotency keys that hold across server instances sharing the database.
+ * Driver errors (statement timeout, serialization failure, deadlock, refused connection) are
+ * left as they are, for classifyError to report as retryable.
+ */
+export class PostgresTicketsStore implements TicketsStore {
+  readonly #pool: PgPool;
+  readonly #ownsPool: boolean;
+  readonly #now: () => Date;
+  #closed = false;
+
+  private constructor(pool: PgPool, ownsPool: boolean, options: PostgresTicketsStoreOptions) {
+    this.#pool = pool;
+    this.#ownsPool = ownsPool;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /**
+   * Connects to a `postgres://` URL (a pool this store owns and ends on close) or uses a pool you
+   * pass (you end it), and brings the tables to the latest version.
+   */
+  static async open(
+    target: string | { pool: PgPool },
+    options: PostgresTicketsStoreOptions = {},
+  ): Promise<PostgresTicketsStore> {
+    const owned = typeof target === "string";
+    const pool = owned
+      ? createPgPool(target, {
+          ...(options.schema === undefined ? {} : { schema: options.schema }),
+          ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+          ...(options.max === undefined ? {} : { max: options.max }),
+          ...(options.connectionTimeoutMs === undefined ? {} : { connectionTimeoutMs: options.connectionTimeoutMs }),
+        })
+      : target.pool;
+    try {
+      if (owned && options.schema !== undefined) {
+        // Instances starting together may race to create it; losing that race is fine.
+        await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`).catch((error: unknown) => {
+          if ((error as { code?: unknown }).code !== "23505") throw error;
+        });
+      }
+      await runPgMigrations(pool, MIGRATION_SCOPE, TICKETS_PG_MIGRATIONS);
+    } catch (error) {
+      if (owned) await pool.end().catch(() => {});
+      throw error;
+    }
+    return new PostgresTicketsStore(pool, owned, options);
+  }
+
+  async searchTickets(query: {
+    text: string;
+    status: TicketStatus | "any";
+    limit: number;
+  }): Promise<TicketSearchHit[]> {
+    const tsquery = toPgTsQuery(query.text);
+    if (tsquery === undefined) return [];
+    // Rank and cut first; ts_headline parses the body, so only the returned rows pay for it.
+    const { rows } = await this.#pool.query<SummaryRow & { body: string; snippet: string }>(
+      `WITH q AS (SELECT ${TS_QUERY} AS q),
+       hits AS (
+         SELECT t.num, t.title, t.status, t.priority, t.updated_at, t.body, ts_rank_cd(t.search, q.q) AS rank
+           FROM tickets AS t, q
+           WHERE t.search @@ q.q AND ($2 = 'any' OR t.status = $2)
+           ORDER BY rank DESC, t.num
+           LIMIT $3)
+       SELECT hits.num, hits.title, hits.status, hits.priority, hits.updated_at, hits.body,
+              ts_headline('${TICKETS_TS_CONFIG}', hits.body, q.q, '${HEADLINE_OPTIONS}') AS snippet
+         FROM hits, q
+         ORDER BY hits.rank DESC, hits.num`,
+      [tsquery, query.status, clamp(query.limit, MAX_TICKETS_PAGE)],
+    );
+    return rows.map((row) => ({ ...toSummary(row), snippet: withEllipses(row.snippet, row.body) }));
+  }
+
+  async getTicket(
+    id: string,
+    options: { commentsLimit?: number; commentsCursor?: string } = {},
+  ): Promise<TicketWithComments> {
+    const limit = clamp(options.commentsLimit ?? 50, MAX_COMMENTS_PAGE);
+    // One snapshot: the ticket, its count and its comments agree with each other.
+    return withPgTransaction(
+      this.#pool,
+      async (client) => {
+        const row = await this.#requireTicket(client, id);
+        const before =
+          options.commentsCursor === undefined
+            ? undefined
+            : commentsCursorPosition(options.commentsCursor, id, row.num);
+        const count = await this.#commentCount(client, row.num);
+        const { rows } = await client.query<CommentRow>(
+          `SELECT id, body, created_at FROM ticket_comments
+             WHERE ticket_num = $1 AND ($2::int IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+          [row.num, before ?? null, limit + 1],
+        );
+        const page = rows.slice(0, limit).reverse().map(toComment);
+        const oldest = page[0];
+        const next = rows.length > limit && oldest ? encodeCursor({ t: row.num, c: oldest.id }) : null;
+        return { ...toTicket(row), comment_count: count, comments: page, next_comments_cursor: next };
+      },
+      { isolation: "repeatable read" },
+    );
+  }
+
+  async createTicket(ticket: NewTicket, options: WriteOptions = {}): Promise<CreatedTicket> {
+    const args = { title: ticket.title, body: ticket.body, priority: ticket.priority };
+    const result = await withPgTransaction(this.#pool, (client) =>
+      runIdempotentPg(client, { scope: "tickets.create_ticket", key: options.idempotencyKey, args }, async () => {
+        const { rows } = await client.query<TicketRow>(
+          `INSERT INTO tickets (title, body, priority, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+             RETURNING ${TICKET_COLUMNS}`,
+          [args.title, args.body, args.priority, this.#timestamp()],
+        );
+        const row = rows[0] as TicketRow;
+        return { ticket: toTicket(row), similar: await this.#similarOpen(client, row.num, args) };
+      }),
+    );
+    return canonicalCreated(result);
+  }
+
+  async updateTicketStatus(id: string, change: { status: TicketStatus; resolution?: string }): Promise<StatusChange> {
+    if (change.status === "closed" && (change.resolution === undefined || change.resolution.trim() === "")) {
+      throw new InvalidArgumentsError('resolution is required when status is "closed"', [
+        { path: "resolution", message: 'is required when status is "closed"' },
+      ]);
+    }
+    return withPgTransaction(this.#pool, async (client) => {
+      const row = await this.#requireTicket(client, id, { lock: true });
+      const resolution = change.status === "closed" ? (change.resolution ?? null) : null;
+      const changed = row.status !== change.status || row.resolution !== resolution;
+      let current = row;
+      if (changed) {
+        const { rows } = await client.query<TicketRow>(
+          `UPDATE tickets SET status = $1, resolution = $2, updated_at = $3 WHERE num = $4 RETURNING ${TICKET_COLUMNS}`,
+          [change.status, resolution, this.#timestamp(), row.num],
+        );
+        current = rows[0] as TicketRow;
+      }
+      return { ticket: toTicket(current), previous_status: row.status, changed };
+    });
+  }
+
+  async addComment(id: string, body: string, options: WriteOptions = {}): Promise<AddedComment> {
+    const args = { ticket_id: id, body };
+    const result = await withPgTransaction(this.#pool, (client) =>
+      runIdempotentPg(client, { scope: "tickets.add_ticket_comment", key: options.idempotencyKey, args }, async () => {
+        // The row lock keeps comment counts and updated_at in step when comments race.
+        const row = await this.#requireTicket(client, id, { lock: true });
+        const now = this.#timestamp();
+        const { rows } = await client.query<CommentRow>(
+          "INSERT INTO ticket_comments (ticket_num, body, created_at) VALUES ($1, $2, $3) RETURNING id, body, created_at",
+          [row.num, body, now],
+        );
+        await client.query("UPDATE tickets SET updated_at = $1 WHERE num = $2", [now, row.num]);
+        return {
+          ticket_id: formatTicketId(row.num),
+          comment: toComment(rows[0] as CommentRow),
+          comment_count: await this.#commentCount(client, row.num),
+        };
+      }),
+    );
+    return canonicalAdded(result);
+  }
+
+  async listTickets(options: { status?: TicketStatus | "any"; limit: number; cursor?: string }): Promise<TicketPage> {
+    const status = options.status ?? "any";
+    const limit = clamp(options.limit, MAX_TICKETS_PAGE);
+    const after = options.cursor === undefined ? undefined : listCursorPosition(options.cursor, status);
+    // Filters are added only when used, so the planner walks the (status,) updated_at, num index.
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (status !== "any") {
+      params.push(status);
+      where.push(`status = $${params.length}`);
+    }
+    if (after) {
+      params.push(after.u, after.n);
+      where.push(`(updated_at, num) < ($${params.length - 1}::timestamptz, $${params.length}::int)`);
+    }
+    params.push(limit + 1);
+    const { rows } = await this.#pool.query<SummaryRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM tickets
+       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY updated_at DESC, num DESC LIMIT $${params.length}`,
+      params,
+    );
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const next =
+      rows.length > limit && last ? encodeCursor({ u: last.updated_at.toISOString(), n: last.num, s: status }) : null;
+    return { tickets: page.map(toSummary), next_cursor: next };
+  }
+
+  async completeTicketIds(prefix: string, limit: number): Promise<string[]> {
+    const bounded = clamp(limit, MAX_TICKETS_PAGE);
+    const digits = prefix.trim().toUpperCase().replace(/^T-?/, "");
+    if (digits === "") {
+      const { rows } = await this.#pool.query<{ num: number }>(
+        "SELECT num FROM tickets ORDER BY updated_at DESC, num DESC LIMIT $1",
+        [bounded],
+      );
+      return rows.map((r) => formatTicketId(r.num));
+    }
+    if (!/^[1-9][0-9]{0,8}$/.test(digits)) return [];
+    // Numbers whose decimal form starts with the digits: one index range per possible length.
+    const params: number[] = [];
+    const ranges: string[] = [];
+    const start = Number(digits);
+    for (let extra = 0; digits.length + extra <= 9; extra++) {
+      const scale = 10 ** extra;
+      params.push(start * scale, (start + 1) * scale - 1);
+      ranges.push(`num BETWEEN $${params.length - 1} AND $${params.length}`);
+    }
+    params.push(bounded);
+    const { rows } = await this.#pool.query<{ num: number }>(
+      `SELECT num FROM tickets WHERE ${ranges.join(" OR ")} ORDER BY num LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map((r) => formatTicketId(r.num));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  #timestamp(): string {
+    return this.#now().toISOString();
+  }
+
+  async #commentCount(db: Queryable, num: number): Promise<number> {
+    const { rows } = await db.query<{ n: number }>(
+      "SELECT COUNT(*)::int AS n FROM ticket_comments WHERE ticket_num = $1",
+      [num],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** The ticket's row (locked for the transaction when asked), or a NotFoundError naming the closest ids. */
+  async #requireTicket(db: Queryable, id: string, options: { lock?: boolean } = {}): Promise<TicketRow> {
+    const num = parseTicketId(id);
+    if (num !== undefined) {
+      const { rows } = await db.query<TicketRow>(
+        `SELECT ${TICKET_COLUMNS} FROM tickets WHERE num = $1${options.lock ? " FOR UPDATE" : ""}`,
+        [num],
+      );
+      if (rows[0]) return rows[0];
+    }
+    throw ticketNotFoundError(id, await this.#candidateIds(db, num));
+  }
+
+  /** A bounded set of existing ids near `num`: numeric neighbours and one-typo variants. */
+  async #candidateIds(db: Queryable, num: number | undefined): Promise<string[]> {
+    const anchor = num ?? 0;
+    const below = await db.query<{ num: number }>(
+      "SELECT num FROM tickets WHERE num <= $1 ORDER BY num DESC LIMIT 10",
+      [anchor],
+    );
+    const above = await db.query<{ num: number }>("SELECT num FROM tickets WHERE num > $1 ORDER BY num LIMIT 10", [
+      anchor,
+    ]);
+    const typos =
+      num === undefined
+        ? []
+        : (
+            await db.query<{ num: number }>("SELECT num FROM tickets WHERE num = ANY($1::int[])", [
+              ticketNumberTypos(num),
+            ])
+          ).rows;
+    return [...below.rows, ...above.rows, ...typos].map((r) => formatTicketId(r.num));
+  }
+
+  // ts_rank, not ts_rank_cd: for duplicates the shared words count, not how close together they
+  // sit (cover density ranks "Reset link button" above "Password reset email" for "Password
+  // reset link expired"); equal ranks go to the older ticket, the likely original.
+  async #similarOpen(db: Queryable, num: number, ticket: NewTicket): Promise<SimilarTicket[]> {
+    const tsquery = sharedWordsTsQuery(ticket.title) ?? sharedWordsTsQuery(ticket.body);
+    if (tsquery === undefined) return [];
+    const { rows } = await db.query<{ num: number; title: string }>(
+      `WITH q AS (SELECT ${TS_QUERY} AS q)
+       SELECT t.num, t.title FROM tickets AS t, q
+         WHERE t.search @@ q.q AND t.status = 'open' AND t.num <> $2
+         ORDER BY ts_rank(t.search, q.q) DESC, t.num
+         LIMIT $3`,
+      [tsquery, num, SIMILAR_LIMIT],
+    );
+    return rows.map((r) => ({ id: formatTicketId(r.num), title: r.title }));
+  }
+}
