@@ -411,3 +411,16 @@ describe("object-level refinements (C5)", () => {
     });
   });
 });
+
+describe("bounded answers", () => {
+  it("lists at most 20 problems and counts the rest", () => {
+    const schema = z.object({ a: z.string().describe("A") });
+    const args: Record<string, unknown> = {};
+    for (let i = 0; i < 5000; i++) args[`k${i}`] = i;
+    const result = parseArguments(schema, args);
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    expect(result.issues).toHaveLength(21);
+    expect(result.issues[20]).toEqual({ path: "", message: "… and 4981 more problems; fix these first" });
+  });
+});

@@ -1,4 +1,4 @@
-export { type ParseResult, parseArguments, unknownKeyIssues } from "./arguments.js";
+export { MAX_LISTED_ISSUES, type ParseResult, parseArguments, unknownKeyIssues } from "./arguments.js";
 export { checkInputDescriptions, NAME_PATTERN } from "./checks.js";
 export type { AuthInfo, Logger, LoggingLevel, RequestContext, ToolContext } from "./context.js";
 export { DefinitionError } from "./definition-error.js";
