@@ -53,6 +53,8 @@ function test(extra) {
   pnpm("typecheck", "exec", "turbo", "run", "typecheck", "--output-logs=errors-only");
   pnpm("lint", "exec", "biome", "check", ".");
   pnpm("package checks (publint, arethetypeswrong)", "exec", "node", "scripts/check-packages.mjs");
+  // Every benchmark contender must still answer correctly (speed is not asserted here).
+  pnpm("benchmark harness check (bench --quick)", "--filter", "./bench", "run", "bench:quick");
   const report = join(root, ".vitest-report.json");
   rmSync(report, { force: true });
   process.stderr.write("\n> tests\n");

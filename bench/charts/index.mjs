@@ -1,0 +1,1 @@
+export { barChart } from "./bar.mjs";

@@ -1,0 +1,301 @@
+// docs/benchmarks.md from the results of one run-all: a table and a chart per benchmark, ratios to
+// each reference measured in the same run, the targets from issue 5, the machine.
+import { barChart } from "./charts/index.mjs";
+import { summary } from "./harness/stats.mjs";
+
+const fmt = (v, digits = 0) =>
+  Number.isFinite(v)
+    ? v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : "n/a";
+const pct = (v) => (Number.isFinite(v) ? `±${Math.round((v * 100) / 2)}%` : "n/a");
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}×` : "n/a");
+const range = (s, digits = 0) => `${fmt(s.min, digits)}–${fmt(s.max, digits)}`;
+
+function table(header, rows) {
+  const align = header.map((_h, i) => (i === 0 ? "---" : "--:"));
+  return [header, align, ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
+
+/** One chart, saved through `addChart`, and the Markdown that embeds it. */
+function chart(addChart, name, spec) {
+  const path = addChart(name, barChart(spec));
+  return path ? `![${spec.title}](${path})` : "";
+}
+
+function httpSection(http, addChart) {
+  const refs = http.contenders.filter((c) => c.reference);
+  const out = [
+    "## HTTP throughput and latency",
+    "",
+    `tools/call over Streamable HTTP (JSON answers), ${http.connections} connections, ${http.seconds} s measured after a warm-up, ${http.rounds} rounds; in each round every contender is started fresh and the order rotates. Spread: half the min–max range over rounds, as a share of the median. Ratios: Toolshed's median req/s divided by the reference's.`,
+    "",
+  ];
+  for (const tool of http.tools) {
+    const stats = Object.fromEntries(
+      http.contenders.map((c) => {
+        const runs = http.runs[c.id][tool];
+        return [
+          c.id,
+          {
+            rps: summary(runs.map((r) => r.rps)),
+            p50: summary(runs.map((r) => r.p50)),
+            p99: summary(runs.map((r) => r.p99)),
+          },
+        ];
+      }),
+    );
+    const rows = http.contenders.map((c) => {
+      const s = stats[c.id];
+      return [
+        c.label,
+        fmt(s.rps.median),
+        range(s.rps),
+        pct(s.rps.spread),
+        fmt(s.p50.median, 1),
+        fmt(s.p99.median, 1),
+        ...refs.map((r) => ratio(s.rps.median, stats[r.id].rps.median)),
+      ];
+    });
+    out.push(
+      `### \`${tool}\``,
+      "",
+      table(
+        ["contender", "req/s (median)", "min–max", "spread", "p50 ms", "p99 ms", ...refs.map((r) => `× ${r.label}`)],
+        rows,
+      ),
+      "",
+      chart(addChart, `http-${tool}`, {
+        title: `HTTP tools/call ${tool}: requests per second`,
+        unit: "req/s, median; whisker min–max",
+        rows: http.contenders.map((c) => ({
+          label: c.label,
+          ...stats[c.id].rps,
+          highlight: c.id.startsWith("toolshed"),
+        })),
+      }),
+      "",
+    );
+  }
+  return out.join("\n");
+}
+
+function memorySection(http, addChart) {
+  const refs = http.contenders.filter((c) => c.reference);
+  const stats = Object.fromEntries(
+    http.contenders.map((c) => {
+      const m = http.memory[c.id];
+      return [c.id, { peak: summary(m.map((r) => r.peakKb / 1024)), idle: summary(m.map((r) => r.idleKb / 1024)) }];
+    }),
+  );
+  const rows = http.contenders.map((c) => [
+    c.label,
+    fmt(stats[c.id].peak.median, 1),
+    range(stats[c.id].peak, 1),
+    fmt(stats[c.id].idle.median, 1),
+    ...refs.map((r) => ratio(stats[c.id].peak.median, stats[r.id].peak.median)),
+  ]);
+  return [
+    "## Memory under load",
+    "",
+    `Peak resident set (VmHWM) of each HTTP server process over one round of the load above (every tool, warm-up included), and its RSS once started, before the load. ${http.rounds} rounds. Ratios: peak divided by the reference's (lower is better).`,
+    "",
+    table(
+      ["contender", "peak RSS MB (median)", "min–max", "RSS at start MB", ...refs.map((r) => `× ${r.label}`)],
+      rows,
+    ),
+    "",
+    chart(addChart, "memory", {
+      title: "Peak RSS under load",
+      unit: "MB, median; whisker min–max",
+      rows: http.contenders.map((c) => ({
+        label: c.label,
+        ...stats[c.id].peak,
+        highlight: c.id.startsWith("toolshed"),
+      })),
+    }),
+    "",
+  ].join("\n");
+}
+
+function stdioSection(stdio, addChart) {
+  const refs = stdio.contenders.filter((c) => c.reference);
+  const cold = Object.fromEntries(stdio.contenders.map((c) => [c.id, summary(stdio.cold[c.id])]));
+  const rate = Object.fromEntries(stdio.contenders.map((c) => [c.id, summary(stdio.rate[c.id])]));
+  return [
+    "## stdio",
+    "",
+    `Cold start: from spawn to the answer to the first tools/list (initialize, initialized and tools/list written at once), ${stdio.starts} starts per contender, taking turns. Toolshed is the real \`toolshed-stdio\` bin serving the notes pack. Ratios: time divided by the reference's (lower is better).`,
+    "",
+    table(
+      ["contender", "cold start ms (median)", "min–max", ...refs.map((r) => `× ${r.label}`)],
+      stdio.contenders.map((c) => [
+        c.label,
+        fmt(cold[c.id].median),
+        range(cold[c.id]),
+        ...refs.map((r) => ratio(cold[c.id].median, cold[r.id].median)),
+      ]),
+    ),
+    "",
+    chart(addChart, "stdio-cold-start", {
+      title: "stdio: spawn to first tools/list answer",
+      unit: "ms, median; whisker min–max",
+      rows: stdio.contenders.map((c) => ({ label: c.label, ...cold[c.id], highlight: c.id === "toolshed" })),
+    }),
+    "",
+    `Throughput: ${fmt(stdio.calls)} \`get_note\` calls over one process, ${stdio.window} in flight, every answer checked; ${stdio.rounds} rounds. Ratios: calls/s divided by the reference's.`,
+    "",
+    table(
+      ["contender", "calls/s (median)", "min–max", "spread", ...refs.map((r) => `× ${r.label}`)],
+      stdio.contenders.map((c) => [
+        c.label,
+        fmt(rate[c.id].median),
+        range(rate[c.id]),
+        pct(rate[c.id].spread),
+        ...refs.map((r) => ratio(rate[c.id].median, rate[r.id].median)),
+      ]),
+    ),
+    "",
+    chart(addChart, "stdio-throughput", {
+      title: "stdio: pipelined get_note calls per second",
+      unit: "calls/s, median; whisker min–max",
+      rows: stdio.contenders.map((c) => ({ label: c.label, ...rate[c.id], highlight: c.id === "toolshed" })),
+    }),
+    "",
+  ].join("\n");
+}
+
+function inProcessSection(inp, addChart) {
+  const out = [
+    "## In-process overhead",
+    "",
+    `Calls one after another through the SDK's in-memory transport and a real SDK \`Client\` (which checks structured output against the output schema for both), ${fmt(inp.calls)} calls per round after a warm-up, ${inp.rounds} rounds, order alternating. Same Zod schemas; \`get_note\` on the same SQLite file (the notes pack's store for Toolshed, the same SQL for the SDK). Logs at warn for Toolshed.`,
+    "",
+  ];
+  const rows = [];
+  const chartRows = [];
+  for (const tool of inp.tools) {
+    const ts = summary(inp.rate.toolshed[tool]);
+    const sdk = summary(inp.rate.sdk[tool]);
+    for (const [c, s] of [
+      [inp.contenders[0], ts],
+      [inp.contenders[1], sdk],
+    ]) {
+      rows.push([
+        `${c.label}, \`${tool}\``,
+        fmt(s.median),
+        range(s),
+        pct(s.spread),
+        fmt(1e6 / s.median, 0),
+        ratio(s.median, sdk.median),
+      ]);
+      chartRows.push({ label: `${c.label}, ${tool}`, ...s, highlight: c.id === "toolshed" });
+    }
+  }
+  out.push(
+    table(["contender, tool", "calls/s (median)", "min–max", "spread", "µs per call", "× McpServer"], rows),
+    "",
+    chart(addChart, "in-process", {
+      title: "In-process calls per second",
+      unit: "calls/s, median; whisker min–max",
+      rows: chartRows,
+    }),
+    "",
+  );
+  return out.join("\n");
+}
+
+/** Each target of issue 5 with the figures of this run. */
+export function targets({ http, stdio, inp }) {
+  const list = [];
+  const med = (values) => summary(values).median;
+  if (http) {
+    for (const tool of http.tools) {
+      const rps = (id) => med(http.runs[id][tool].map((r) => r.rps));
+      const ts = rps("toolshed");
+      list.push(
+        {
+          target: `HTTP \`${tool}\`: Toolshed ≥ 1.5× SDK stateless per request`,
+          figure: ratio(ts, rps("sdk-stateless")),
+          met: ts >= 1.5 * rps("sdk-stateless"),
+        },
+        {
+          target: `HTTP \`${tool}\`: Toolshed ≥ FastMCP`,
+          figure: ratio(ts, rps("fastmcp")),
+          met: ts >= rps("fastmcp"),
+        },
+        {
+          target: `HTTP \`${tool}\`: Toolshed ≥ 0.5× raw node:http`,
+          figure: ratio(ts, rps("raw")),
+          met: ts >= 0.5 * rps("raw"),
+        },
+      );
+    }
+  }
+  if (inp) {
+    for (const tool of inp.tools) {
+      const ts = med(inp.rate.toolshed[tool]);
+      const sdk = med(inp.rate.sdk[tool]);
+      list.push({
+        target: `In-process \`${tool}\`: Toolshed cost per call ≤ McpServer`,
+        figure: `${fmt(1e6 / ts)} µs vs ${fmt(1e6 / sdk)} µs`,
+        met: ts >= sdk,
+      });
+    }
+  }
+  if (stdio) {
+    const ts = med(stdio.cold.toolshed);
+    const sdk = med(stdio.cold.sdk);
+    list.push({
+      target: "stdio cold start: Toolshed ≤ 1.2× SDK stdio",
+      figure: `${ratio(ts, sdk)} (${fmt(ts)} vs ${fmt(sdk)} ms)`,
+      met: ts <= 1.2 * sdk,
+    });
+  }
+  return list;
+}
+
+export function renderReport({ machine, options, http, stdio, inp, search, failures }, addChart) {
+  const parts = [
+    "# Benchmarks: Toolshed side by side",
+    "",
+    `Generated by \`bench/run-all.mjs\` (\`npm run bench\` at the root) on ${machine.date}${options.quick ? ", quick mode (figures only prove the harness runs)" : ""}.`,
+    "Every contender serves the same two tools, `add(a, b)` and `get_note(title)` on one SQLite file, and every answer is checked; a run with a wrong answer exits non-zero. Contenders take turns within each round, so the ratios compare figures measured minutes apart on the same machine; absolute figures depend on the machine and its load.",
+    "",
+    `- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memGb} GB RAM, ${machine.os}; Node ${machine.node}`,
+    `- Load average (1 min) at start ${machine.loadStart}, at end ${machine.loadEnd}`,
+    `- Pinning: ${machine.pinning ? "each server on core 0 (`taskset -c 0`), the load generator and clients on core 1" : "not available (no taskset or fewer than 2 cores): servers and load share the cores"}`,
+    `- Contenders: Toolshed ${machine.versions.toolshed}, @modelcontextprotocol/sdk ${machine.versions.sdk}, fastmcp ${machine.versions.fastmcp}, autocannon ${machine.versions.autocannon}`,
+    "",
+    "## Targets (issue 5)",
+    "",
+    table(
+      ["target", "this run", "met"],
+      targets({ http, stdio, inp }).map((t) => [t.target, t.figure, t.met ? "yes" : "**no**"]),
+    ),
+    "",
+    "Search: p50 under 20 ms at 1M rows for every pack; see the search section.",
+    "",
+  ];
+  if (http) parts.push(httpSection(http, addChart), memorySection(http, addChart));
+  if (stdio) parts.push(stdioSection(stdio, addChart));
+  if (inp) parts.push(inProcessSection(inp, addChart));
+  parts.push("## Search at scale", "");
+  if (search?.report) {
+    // The search benchmark's own report, its headings moved one level down.
+    parts.push(
+      `From \`bench/search.mjs ${search.args.join(" ")}\` in the same run (also written alone to [benchmarks-search.md](benchmarks-search.md) by \`npm run bench:search\`).`,
+      "",
+    );
+    parts.push(search.report.replace(/^(#+) /gm, "#$1 ").replace(/^## Search benchmark\n/m, ""));
+  } else {
+    parts.push(
+      `Not run this time (${search?.why ?? "skipped"}); see [benchmarks-search.md](benchmarks-search.md).`,
+      "",
+    );
+  }
+  if (failures.length > 0) parts.push("## Failures", "", ...failures.map((f) => `- ${f}`), "");
+  return `${parts
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trimEnd()}\n`;
+}
