@@ -8,7 +8,7 @@ import { checkAuthConfigured, checkHostAndOrigin, resolveOriginPolicy } from "./
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
 import { InFlight } from "./in-flight.js";
 import { mcpRoute } from "./mcp-route.js";
-import { createRateLimiter } from "./rate-limit.js";
+import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
 import { requestAwareLogger } from "./request-context.js";
 import { requestLog } from "./request-log.js";
 import { Sessions } from "./sessions.js";
@@ -53,6 +53,8 @@ export interface HttpAppOptions {
   maxBodyBytes?: number;
   /** Requests per minute per token, or per address without one (default 600; 0 = off). */
   rateLimit?: number;
+  /** A limiter to use instead of the in-memory one (e.g. createRedisRateLimiter); closed by its owner. */
+  rateLimiter?: RateLimiter;
   /** Readiness probe for /readyz (e.g. the database answers). */
   ready?: () => boolean | Promise<boolean>;
   /** Public base URL (scheme://host[:port]) when behind a proxy; otherwise taken from the request. */
@@ -156,7 +158,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     mcpRoute({
       policy,
       auth,
-      limiter: createRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT),
+      limiter: options.rateLimiter ?? createRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT),
       dispatch,
       sessions,
       inFlight,

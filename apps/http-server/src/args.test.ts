@@ -112,6 +112,41 @@ describe("parseHttpArgs", () => {
     expect(() => parse(argv)).toThrow(new HttpConfigError(message));
   });
 
+  it("PostgreSQL and Redis come from flags or TOOLSHED_* variables", () => {
+    expect(
+      parse(["--database-url", "postgres://u:p@db:5432/t", "--database-schema", "toolshed"], {
+        TOOLSHED_REDIS_URL: "redis://cache:6379",
+        TOOLSHED_REDIS_PREFIX: "app1:rl",
+      }),
+    ).toMatchObject({
+      databaseUrl: "postgres://u:p@db:5432/t",
+      databaseSchema: "toolshed",
+      redisUrl: "redis://cache:6379",
+      redisPrefix: "app1:rl",
+    });
+    const fromEnv = parse([], { TOOLSHED_DATABASE_URL: "postgresql://db/t", TOOLSHED_REDIS_URL: "rediss://c" });
+    expect(fromEnv).toMatchObject({ databaseUrl: "postgresql://db/t", redisUrl: "rediss://c" });
+    expect(parse([])).not.toHaveProperty("databaseUrl");
+  });
+
+  it.each([
+    [
+      ["--database-url", "mysql://u:secret@db/t"],
+      "--database-url is a mysql URL; use postgres://USER:PASSWORD@HOST:5432/DATABASE",
+    ],
+    [["--database-url", "db:5432"], "--database-url is a db URL; use postgres://USER:PASSWORD@HOST:5432/DATABASE"],
+    [["--database-url", "not a url"], "--database-url is not a URL; use postgres://USER:PASSWORD@HOST:5432/DATABASE"],
+    [["--database-schema", "toolshed"], "--database-schema needs --database-url; SQLite has no schemas"],
+    [
+      ["--database-url", "postgres://db/t", "--database-schema", "Tool-shed"],
+      '--database-schema "Tool-shed" is not a plain PostgreSQL name; use lower-case letters, digits and _, such as toolshed',
+    ],
+    [["--redis-url", "http://cache:6379"], "--redis-url is a http URL; use redis://HOST:6379"],
+    [["--redis-prefix", "x"], "--redis-prefix needs --redis-url"],
+  ])("%j is refused with a hint, never echoing a password", (argv, message) => {
+    expect(() => parse(argv)).toThrow(new HttpConfigError(message));
+  });
+
   it("--help and --version need no valid serving config", () => {
     expect(parse(["--help"]).command).toBe("help");
     expect(parse(["--version"]).command).toBe("version");

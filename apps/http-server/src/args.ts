@@ -15,8 +15,16 @@ export interface HttpServerConfig {
   command: "serve" | "help" | "version";
   host: string;
   port: number;
-  /** SQLite file (created with its folders) or `:memory:`. */
+  /** SQLite file (created with its folders) or `:memory:`; unused with a database URL. */
   db: string;
+  /** PostgreSQL URL: every instance given the same one shares notes, tickets and accounts. */
+  databaseUrl?: string;
+  /** PostgreSQL schema for the tables (created when missing). */
+  databaseSchema?: string;
+  /** Redis URL: the rate limit is counted there, shared by every instance. */
+  redisUrl?: string;
+  /** Prefix of the rate limiter's Redis keys (default `toolshed:rl`). */
+  redisPrefix?: string;
   packs: PackName[];
   readOnly: boolean;
   demo: boolean;
@@ -43,6 +51,30 @@ export const HTTP_FLAGS = {
   host: { type: "string", env: "TOOLSHED_HOST", value: "ADDRESS", help: "address to bind (default 127.0.0.1)" },
   port: { type: "string", env: "TOOLSHED_PORT", value: "PORT", help: "port (default 3000; 0 picks a free one)" },
   db: { type: "string", env: "TOOLSHED_DB", value: "PATH", help: "SQLite file (default ~/.toolshed/toolshed.db)" },
+  "database-url": {
+    type: "string",
+    env: "TOOLSHED_DATABASE_URL",
+    value: "URL",
+    help: "PostgreSQL (postgres://…) instead of SQLite; shared by instances",
+  },
+  "database-schema": {
+    type: "string",
+    env: "TOOLSHED_DATABASE_SCHEMA",
+    value: "NAME",
+    help: "PostgreSQL schema for the tables (created if missing)",
+  },
+  "redis-url": {
+    type: "string",
+    env: "TOOLSHED_REDIS_URL",
+    value: "URL",
+    help: "Redis (redis://…) for a rate limit shared by instances",
+  },
+  "redis-prefix": {
+    type: "string",
+    env: "TOOLSHED_REDIS_PREFIX",
+    value: "PREFIX",
+    help: "prefix of the rate limit's Redis keys (default toolshed:rl)",
+  },
   packs: { type: "string", env: "TOOLSHED_PACKS", value: "LIST", help: `packs to serve (${PACK_NAMES.join(",")})` },
   "read-only": { type: "boolean", env: "TOOLSHED_READ_ONLY", help: "publish and accept only read-only tools" },
   demo: { type: "boolean", env: "TOOLSHED_DEMO", help: "seed demo data into empty stores" },
@@ -169,6 +201,10 @@ export function parseHttpArgs(
     jwtIssuer: get("jwt-issuer"),
     jwtAudience: get("jwt-audience"),
     publicUrl: get("public-url"),
+    databaseUrl: get("database-url"),
+    databaseSchema: get("database-schema"),
+    redisUrl: get("redis-url"),
+    redisPrefix: get("redis-prefix"),
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(config, { [key]: value });
   const hosts = get("allowed-hosts");
@@ -193,6 +229,26 @@ function checkConfig(config: HttpServerConfig): void {
     throw new HttpConfigError("--jwt-issuer and --jwt-audience need --jwks-url, the key set tokens are checked with");
   }
   if (config.publicUrl !== undefined) checkUrl("--public-url", config.publicUrl);
+  if (config.databaseUrl !== undefined) {
+    checkScheme(
+      "--database-url",
+      config.databaseUrl,
+      ["postgres:", "postgresql:"],
+      "postgres://USER:PASSWORD@HOST:5432/DATABASE",
+    );
+  } else if (config.databaseSchema !== undefined) {
+    throw new HttpConfigError("--database-schema needs --database-url; SQLite has no schemas");
+  }
+  if (config.databaseSchema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(config.databaseSchema)) {
+    throw new HttpConfigError(
+      `--database-schema "${config.databaseSchema}" is not a plain PostgreSQL name; use lower-case letters, digits and _, such as toolshed`,
+    );
+  }
+  if (config.redisUrl !== undefined) {
+    checkScheme("--redis-url", config.redisUrl, ["redis:", "rediss:"], "redis://HOST:6379");
+  } else if (config.redisPrefix !== undefined) {
+    throw new HttpConfigError("--redis-prefix needs --redis-url");
+  }
   if (config.command === "serve" && !config.tokensFile && !config.tokens && !config.jwksUrl) {
     // Checked again once tokens are loaded; this fails before any file or port is touched.
     if (!/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(config.host)) {
@@ -212,6 +268,20 @@ function checkUrl(flag: string, value: string): void {
   }
   if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) {
     throw new HttpConfigError(`${flag} "${value}" is not an http(s) URL, such as https://auth.example.com/jwks.json`);
+  }
+}
+
+// Connection URLs carry passwords: the message shows the scheme only.
+function checkScheme(flag: string, value: string, protocols: readonly string[], example: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === undefined || !protocols.includes(protocol)) {
+    const got = protocol === undefined ? "not a URL" : `a ${protocol.slice(0, -1)} URL`;
+    throw new HttpConfigError(`${flag} is ${got}; use ${example}`);
   }
 }
 
@@ -285,10 +355,12 @@ export function usageText(version: string): string {
     "",
     ...rows,
     "",
-    'Tokens: --tokens-file holds JSON [{"token": "…", "scopes": ["tools:read"], "id": "ci"}] or lines',
-    "`TOKEN tools:read tools:write`; TOOLSHED_TOKENS holds `TOKEN:SCOPES;TOKEN:SCOPES`. A token with",
-    "only tools:read sees and calls only read-only tools. Without tokens or --jwks-url the server",
-    "must bind to loopback. Times: seconds (10) or 500ms, 10s, 30m, 1h. Sizes: bytes or 512k, 1m.",
+    'Tokens: --tokens-file holds JSON [{"token": "…", "scopes": ["tools:read"], "id": "ci"}] (add',
+    '"rate_limit": N for a per-token limit) or lines `TOKEN tools:read tools:write`; TOOLSHED_TOKENS',
+    "holds `TOKEN:SCOPES;TOKEN:SCOPES`. A token with only tools:read sees and calls only read-only",
+    "tools. Without tokens or --jwks-url the server must bind to loopback. With --database-url and",
+    "--redis-url, instances behind one load balancer share data and rate limits (docs/deploy.md).",
+    "Times: seconds (10) or 500ms, 10s, 30m, 1h. Sizes: bytes or 512k, 1m.",
     "",
   ].join("\n");
 }

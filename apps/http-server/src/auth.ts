@@ -18,7 +18,7 @@ export interface AuthOptions {
 }
 
 export type AuthOutcome =
-  | { ok: true; authInfo: AuthInfo; label: string }
+  | { ok: true; authInfo: AuthInfo; label: string /** This token's own per-minute limit. */; rateLimit?: number }
   | {
       ok: false;
       status: 401 | 403 | 503;
@@ -66,7 +66,11 @@ export function createAuthenticator(options: AuthOptions): Authenticator | undef
       }
       const token = match[1];
       const known = matchStatic(token);
-      if (known) return granted(token, known.id, known.scopes, known.id);
+      if (known) {
+        const outcome = granted(token, known.id, known.scopes, known.id);
+        if (outcome.ok && known.rateLimit !== undefined) outcome.rateLimit = known.rateLimit;
+        return outcome;
+      }
       if (!jwt || !keys || token.split(".").length !== 3) {
         return { ok: false, status: 401, error: "invalid_token", description: "Unauthorized: the token is not valid" };
       }

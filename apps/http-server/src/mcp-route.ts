@@ -63,6 +63,7 @@ export function mcpRoute(o: McpRouteOptions) {
     const address = clientAddress(c.env) ?? "unknown";
     let authInfo: AuthInfo | undefined;
     let owner: string | undefined;
+    let ownLimit: number | undefined;
     if (o.auth) {
       const outcome = await o.auth.authenticate(request.headers.get("authorization"));
       if (!outcome.ok) {
@@ -78,10 +79,11 @@ export function mcpRoute(o: McpRouteOptions) {
       }
       authInfo = outcome.authInfo;
       owner = outcome.label;
+      ownLimit = outcome.rateLimit;
       const record = currentRequest();
       if (record) record.tokenId = outcome.label;
     }
-    const limited = await o.limiter?.take(owner ? `token:${owner}` : `addr:${address}`);
+    const limited = await o.limiter?.take(owner ? `token:${owner}` : `addr:${address}`, ownLimit);
     if (limited && !limited.ok) return tooMany(limited.retryAfterSeconds);
 
     if (o.sessions) {

@@ -1,19 +1,35 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+
+export type RateLimitOutcome = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 export interface RateLimiter {
-  /** Takes one request from the key's allowance; when none is left, says how long to wait. */
-  take(key: string): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
+  /**
+   * Takes one request from the key's allowance of `perMinute` (default: the limiter's own);
+   * when none is left, says how long to wait. A limit of 0 never refuses.
+   */
+  take(key: string, perMinute?: number): Promise<RateLimitOutcome>;
+  /** Releases connections (the Redis client); the memory limiter has none. */
+  close(): Promise<void>;
 }
 
 /**
- * `perMinute` requests per key per minute, in memory (one instance); rate-limiter-flexible has
- * Redis-backed limiters with the same interface for several instances. 0 turns it off.
+ * A limiter per distinct per-minute limit (the default and each token's own), made on first
+ * use by `make`, so one interface serves memory and Redis alike.
  */
-export function createRateLimiter(perMinute: number): RateLimiter | undefined {
-  if (perMinute <= 0) return undefined;
-  const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 });
+export function perLimitRateLimiter(
+  defaultPerMinute: number,
+  make: (perMinute: number) => RateLimiterAbstract,
+  close: () => Promise<void> = async () => {},
+): RateLimiter {
+  const limiters = new Map<number, RateLimiterAbstract>();
   return {
-    async take(key) {
+    async take(key, perMinute = defaultPerMinute) {
+      if (perMinute <= 0) return { ok: true };
+      let limiter = limiters.get(perMinute);
+      if (!limiter) {
+        limiter = make(perMinute);
+        limiters.set(perMinute, limiter);
+      }
       try {
         await limiter.consume(key, 1);
         return { ok: true };
@@ -22,5 +38,11 @@ export function createRateLimiter(perMinute: number): RateLimiter | undefined {
         return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)) };
       }
     },
+    close,
   };
+}
+
+/** `perMinute` requests per key per minute in this process's memory (one instance); 0 turns it off. */
+export function createRateLimiter(perMinute: number): RateLimiter {
+  return perLimitRateLimiter(perMinute, (points) => new RateLimiterMemory({ points, duration: 60 }));
 }

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
-import { openPacks } from "@toolshed/packs";
+import { DatabaseConnectError, openPacks, PackConfigError } from "@toolshed/packs";
 import type { Logger, Pack } from "@toolshed/schema";
 import { createLogger } from "@toolshed/server";
 import { createHttpApp, type HttpApp, type HttpAppOptions } from "./app.js";
@@ -9,6 +9,8 @@ import type { HttpServerConfig } from "./args.js";
 import { checkAuthConfigured } from "./guards.js";
 import { HttpConfigError, HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import { loadTokens } from "./load-tokens.js";
+import type { RateLimiter } from "./rate-limit.js";
+import { createRedisRateLimiter } from "./redis-rate-limit.js";
 import { VERSION } from "./version.js";
 
 export interface StartHttpServerOptions extends Partial<Omit<HttpServerConfig, "command">> {
@@ -44,12 +46,33 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
   const db = options.db ?? ":memory:";
   let opened: Awaited<ReturnType<typeof openPacks>>;
   try {
-    opened = await openPacks({ db, ...(options.packs ? { packs: options.packs } : {}), demo: options.demo ?? false });
+    opened = await openPacks({
+      db,
+      ...pick(options, ["databaseUrl", "databaseSchema", "packs"]),
+      demo: options.demo ?? false,
+    });
   } catch (error) {
+    if (error instanceof DatabaseConnectError || error instanceof PackConfigError) {
+      throw new HttpConfigError(error.message);
+    }
+    if (options.databaseUrl !== undefined) throw error;
     throw new HttpConfigError(
       `cannot open the database ${db} (${(error as Error).message}); pass --db with a writable file path`,
     );
   }
+  let limiter: RateLimiter | undefined;
+  if (options.redisUrl !== undefined) {
+    limiter = await createRedisRateLimiter({
+      url: options.redisUrl,
+      perMinute: options.rateLimit ?? 600,
+      ...(options.redisPrefix === undefined ? {} : { keyPrefix: options.redisPrefix }),
+      logger,
+    });
+  }
+  const release = async () => {
+    await limiter?.close();
+    await opened.close();
+  };
 
   let http: HttpApp | undefined;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
@@ -71,7 +94,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
   try {
     port = await listen(server, options.port ?? 3000, host);
   } catch (error) {
-    await opened.close();
+    await release();
     throw error;
   }
   try {
@@ -86,11 +109,12 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       ...pick(options, ["maxBodyBytes", "rateLimit", "publicUrl"]),
       tokens,
       ...(jwt ? { jwt } : {}),
+      ...(limiter ? { rateLimiter: limiter } : {}),
       ready: () => opened.ready(),
     });
   } catch (error) {
     server.close();
-    await opened.close();
+    await release();
     throw error;
   }
   const app = http;
@@ -115,7 +139,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       }
       server.closeAllConnections();
       await closed;
-      await opened.close();
+      await release();
     })();
     return closing;
   };
@@ -144,6 +168,8 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       url,
       mode: options.sessions ? "sessions" : "stateless",
       packs: opened.names,
+      database: opened.backend,
+      rateLimits: limiter ? "redis" : "memory",
       readOnly: options.readOnly ?? false,
       auth: [tokens.length > 0 ? `${tokens.length} tokens` : undefined, jwt ? "jwt" : undefined].filter(Boolean),
       version: VERSION,

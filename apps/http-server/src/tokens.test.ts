@@ -53,7 +53,23 @@ describe("tokens file", () => {
     expect(parseTokensFile(JSON.stringify({ tokens: JSON.parse(list) }), "t.json")).toEqual(expected);
   });
 
+  it("reads a token's own rate_limit (requests per minute, 0 = unlimited)", () => {
+    const text = JSON.stringify([
+      { token: A, scopes: ["tools:read"], id: "import", rate_limit: 30 },
+      { token: B, scopes: ["tools:read"], rate_limit: 0 },
+    ]);
+    expect(parseTokensFile(text, "t.json").map((t) => t.rateLimit)).toEqual([30, 0]);
+  });
+
   it.each([
+    [
+      `[{"token": "${A}", "scopes": "tools:read", "rate_limit": "30"}]`,
+      't.json token 1: "rate_limit" is requests per minute, a whole number from 0 (unlimited) to 1000000 (got "30")',
+    ],
+    [
+      `[{"token": "${A}", "scopes": "tools:read", "rate_limit": 2.5}]`,
+      't.json token 1: "rate_limit" is requests per minute, a whole number from 0 (unlimited) to 1000000 (got 2.5)',
+    ],
     ["[oops", 't.json is not valid JSON; write [{"token": "…", "scopes": ["tools:read"]}]'],
     ['{"a": 1}', 't.json: expected a list of tokens, as in [{"token": "…", "scopes": ["tools:read"]}]'],
     ["[1]", 't.json token 1: each entry needs "token" (a string) and "scopes"'],

@@ -8,6 +8,8 @@ export interface StaticToken {
   id: string;
   token: string;
   scopes: Scope[];
+  /** Requests per minute for this token instead of --rate-limit (JSON `rate_limit`; 0 = unlimited). */
+  rateLimit?: number;
 }
 
 const MIN_TOKEN_LENGTH = 16;
@@ -33,6 +35,15 @@ function checkScopes(raw: readonly string[], where: string): Scope[] {
     throw new HttpConfigError(`${where}: unknown scope "${unknown[0]}"; use ${SCOPES.join(" and/or ")}`);
   }
   return scopes as Scope[];
+}
+
+function checkRateLimit(value: unknown, where: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 1_000_000) {
+    throw new HttpConfigError(
+      `${where}: "rate_limit" is requests per minute, a whole number from 0 (unlimited) to 1000000 (got ${JSON.stringify(value)})`,
+    );
+  }
+  return value;
 }
 
 function checkUnique(tokens: StaticToken[], source: string): StaticToken[] {
@@ -70,10 +81,11 @@ interface JsonToken {
   token?: unknown;
   scopes?: unknown;
   id?: unknown;
+  rate_limit?: unknown;
 }
 
 /**
- * A tokens file: JSON (`[{"token", "scopes": [...], "id"?}]` or `{"tokens": [...]}`), or lines
+ * A tokens file: JSON (`[{"token", "scopes": [...], "id"?, "rate_limit"?}]` or `{"tokens": [...]}`), or lines
  * of `TOKEN SCOPE [SCOPE]` with `#` comments.
  */
 export function parseTokensFile(text: string, path: string): StaticToken[] {
@@ -116,7 +128,9 @@ function parseJsonTokens(text: string, path: string): StaticToken[] {
             ? (item.scopes as string[])
             : [];
       const id = typeof item.id === "string" && item.id.trim() !== "" ? item.id.trim() : `file#${index + 1}`;
-      return { id, token: item.token, scopes: checkScopes(scopes, where) };
+      const token: StaticToken = { id, token: item.token, scopes: checkScopes(scopes, where) };
+      if (item.rate_limit !== undefined) token.rateLimit = checkRateLimit(item.rate_limit, where);
+      return token;
     }),
     path,
   );

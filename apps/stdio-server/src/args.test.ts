@@ -26,6 +26,18 @@ describe("parseStdioArgs", () => {
     });
   });
 
+  it("--database-url or TOOLSHED_DATABASE_URL chooses PostgreSQL; a flag wins; other schemes are refused", () => {
+    expect(parse(["--database-url", "postgres://u@db:5432/toolshed"]).databaseUrl).toBe(
+      "postgres://u@db:5432/toolshed",
+    );
+    const env = { TOOLSHED_DATABASE_URL: "postgresql://env@db/t" };
+    expect(parse([], env).databaseUrl).toBe("postgresql://env@db/t");
+    expect(parse(["--database-url", "postgres://flag@db/t"], env).databaseUrl).toBe("postgres://flag@db/t");
+    expect(() => parse(["--database-url", "sqlite:///x.db"])).toThrowError(
+      '--database-url: database URL "sqlite:///x.db" is not a PostgreSQL URL; use postgres://USER:PASSWORD@HOST:5432/DATABASE',
+    );
+  });
+
   it("reads every flag", () => {
     expect(
       parse(["--db", "/data/t.db", "--packs", "notes,crm", "--read-only", "--demo", "--log-level", "DEBUG"]),
@@ -103,7 +115,7 @@ describe("parseStdioArgs", () => {
   });
 
   it("usage errors say what was wrong and what would work", () => {
-    const flags = "--db, --packs, --read-only, --demo, --log-level, --help, --version";
+    const flags = "--db, --database-url, --packs, --read-only, --demo, --log-level, --help, --version";
     expect(usageError(["--nope"])).toBe(`unknown flag --nope; the flags are ${flags}`);
     expect(usageError(["-x"])).toBe(`unknown flag -x; the flags are ${flags}`);
     expect(usageError(["--packs"])).toBe("--packs needs a value, as in --packs LIST");

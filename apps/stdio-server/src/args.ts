@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
+import { checkDatabaseUrl, PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
 import type { LogLevelName } from "@toolshed/server";
 
 export const BIN_NAME = "toolshed-stdio";
@@ -13,8 +13,10 @@ export type StdioCommand = "serve" | "help" | "version";
 
 export interface StdioConfig {
   command: StdioCommand;
-  /** SQLite file (created with its folders) or `:memory:`. */
+  /** SQLite file (created with its folders) or `:memory:`; unused with a database URL. */
   db: string;
+  /** PostgreSQL URL (`postgres://…`) instead of the SQLite file. */
+  databaseUrl?: string;
   packs: PackName[];
   readOnly: boolean;
   demo: boolean;
@@ -27,6 +29,12 @@ export class StdioUsageError extends Error {}
 /** The flags, with the environment variable each one falls back to. */
 export const STDIO_FLAGS = {
   db: { type: "string", env: "TOOLSHED_DB", value: "PATH", help: "SQLite file, created with its folders" },
+  "database-url": {
+    type: "string",
+    env: "TOOLSHED_DATABASE_URL",
+    value: "URL",
+    help: "PostgreSQL (postgres://…) instead of SQLite",
+  },
   packs: { type: "string", env: "TOOLSHED_PACKS", value: "LIST", help: `packs to serve (${PACK_NAMES.join(",")})` },
   "read-only": { type: "boolean", env: "TOOLSHED_READ_ONLY", help: "publish and accept only read-only tools" },
   demo: { type: "boolean", env: "TOOLSHED_DEMO", help: "seed demo data into empty stores" },
@@ -78,9 +86,20 @@ export function parseStdioArgs(
     throw new StdioUsageError(`bad log level "${level}"; choose from ${LOG_LEVELS.join(", ")}`);
   }
 
+  const databaseUrl = values["database-url"] ?? fromEnv("TOOLSHED_DATABASE_URL");
+  if (databaseUrl !== undefined) {
+    try {
+      checkDatabaseUrl(databaseUrl);
+    } catch (error) {
+      if (error instanceof PackConfigError) throw new StdioUsageError(`--database-url: ${error.message}`);
+      throw error;
+    }
+  }
+
   return {
     command,
     db: expandHome(db, home),
+    ...(databaseUrl === undefined ? {} : { databaseUrl }),
     packs,
     readOnly: values["read-only"] ?? envFlag(env, "TOOLSHED_READ_ONLY"),
     demo: values.demo ?? envFlag(env, "TOOLSHED_DEMO"),
@@ -146,7 +165,7 @@ export function usageText(version: string): string {
   return [
     `${BIN_NAME} ${version}: an MCP server over stdio with the Toolshed ${PACK_NAMES.join(", ")} packs`,
     "",
-    `Usage: ${BIN_NAME} [--db PATH] [--packs LIST] [--read-only] [--demo] [--log-level LEVEL]`,
+    `Usage: ${BIN_NAME} [--db PATH | --database-url URL] [--packs LIST] [--read-only] [--demo] [--log-level LEVEL]`,
     "",
     ...rows,
     "",

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { type OpenedPacks, openPacks, PackConfigError } from "@toolshed/packs";
+import { DatabaseConnectError, type OpenedPacks, openPacks, PackConfigError } from "@toolshed/packs";
 import { createLogger, createServer, StdioTransport, type ToolshedServer } from "@toolshed/server";
 import { StorageOpenError } from "@toolshed/storage";
 import { BIN_NAME, type StdioConfig, StdioUsageError } from "./args.js";
@@ -31,7 +31,9 @@ export interface RunningStdioServer {
 const FILE_CODES = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM"]);
 
 function asUsageError(error: unknown, db: string): StdioUsageError | undefined {
-  if (error instanceof StorageOpenError || error instanceof PackConfigError) return new StdioUsageError(error.message);
+  if (error instanceof StorageOpenError || error instanceof PackConfigError || error instanceof DatabaseConnectError) {
+    return new StdioUsageError(error.message);
+  }
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string" && FILE_CODES.has(code)) {
     return new StdioUsageError(
@@ -54,7 +56,12 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
 
   let opened: OpenedPacks;
   try {
-    opened = await openPacks({ db: config.db, packs: config.packs, demo: config.demo });
+    opened = await openPacks({
+      db: config.db,
+      ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+      packs: config.packs,
+      demo: config.demo,
+    });
   } catch (error) {
     throw asUsageError(error, config.db) ?? error;
   }
@@ -166,7 +173,8 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
   logger.info(
     {
       version,
-      db: config.db,
+      // The URL may hold a password: the log names the backend only.
+      ...(opened.backend === "postgres" ? { database: "postgres" } : { db: config.db }),
       packs: opened.names,
       readOnly: config.readOnly,
       demo: config.demo,

@@ -1,38 +1,20 @@
-import { crmPack, SqliteCrmBackend, seedDemo as seedCrm } from "@toolshed/crm";
-import { notesPack, SqliteNotesStore, seedDemo as seedNotes } from "@toolshed/notes";
 import type { Pack } from "@toolshed/schema";
-import { openSqlite } from "@toolshed/storage";
-import { SqliteTicketsStore, seedDemo as seedTickets, ticketsPack } from "@toolshed/tickets";
-
-/** The packs the servers can serve, in the order they are listed. */
-export const PACK_NAMES = ["notes", "tickets", "crm"] as const;
-export type PackName = (typeof PACK_NAMES)[number];
-
-/** A value a user passed that cannot work; the message says what would. */
-export class PackConfigError extends Error {}
-
-/** Reads `notes,tickets` (spaces and case ignored); unknown names fail with the valid list. */
-export function parsePackList(value: string): PackName[] {
-  const names = value
-    .split(",")
-    .map((n) => n.trim().toLowerCase())
-    .filter((n) => n !== "");
-  if (names.length === 0)
-    throw new PackConfigError(`no packs given; use a comma-separated list of ${PACK_NAMES.join(", ")}`);
-  const unknown = names.filter((n) => !(PACK_NAMES as readonly string[]).includes(n));
-  if (unknown.length > 0) {
-    throw new PackConfigError(
-      `unknown pack ${unknown.map((n) => `"${n}"`).join(", ")}; choose from ${PACK_NAMES.join(", ")}`,
-    );
-  }
-  return [...new Set(names)] as PackName[];
-}
+import { checkDatabaseUrl } from "./database-url.js";
+import { openSqlitePacks } from "./open-sqlite.js";
+import { PACK_NAMES, type PackName } from "./pack-names.js";
+import type { OpenedStores } from "./stores.js";
 
 export interface OpenPacksOptions {
-  /** SQLite file (created with its folders) or `:memory:`. */
-  db: string;
+  /** SQLite file (created with its folders) or `:memory:`; ignored when `databaseUrl` is given. */
+  db?: string;
+  /** PostgreSQL URL (`postgres://…`): the stores share one pool, so several instances share the data. */
+  databaseUrl?: string;
+  /** PostgreSQL schema for the tables, created when missing (default: the server's search_path). */
+  databaseSchema?: string;
+  /** PostgreSQL connections in this process (default 10). */
+  poolMax?: number;
   packs?: readonly PackName[];
-  /** Seed demo data into stores that are empty of it (idempotent). */
+  /** Seed demo data into stores that are empty of it (idempotent, also across instances). */
   demo?: boolean;
   /** Backend timeout of the CRM pack in ms. */
   crmTimeoutMs?: number;
@@ -41,53 +23,45 @@ export interface OpenPacksOptions {
 export interface OpenedPacks {
   packs: Pack[];
   names: PackName[];
-  /** True when the database answers a query. */
+  /** Which database the stores use. */
+  backend: "sqlite" | "postgres";
+  /** True when the database answers a query (SELECT 1). */
   ready(): Promise<boolean>;
-  /** Closes every store; safe to call twice. */
+  /** Closes every store (and the PostgreSQL pool); safe to call twice. */
   close(): Promise<void>;
 }
 
-/** Opens the chosen packs on one SQLite database; stores close with `close()`, not with a server. */
+/**
+ * Opens the chosen packs on one database: SQLite by default, PostgreSQL when `databaseUrl` is
+ * given. Stores close with `close()`, not with a server.
+ */
 export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks> {
   const names = [...(options.packs ?? PACK_NAMES)];
-  const closers: Array<() => Promise<void>> = [];
-  const packs: Pack[] = [];
-  const closeAll = async () => {
-    for (const close of closers.splice(0).reverse()) await close();
+  const common = {
+    ...(options.demo === undefined ? {} : { demo: options.demo }),
+    ...(options.crmTimeoutMs === undefined ? {} : { crmTimeoutMs: options.crmTimeoutMs }),
   };
-  try {
-    for (const name of names) {
-      if (name === "notes") {
-        const store = SqliteNotesStore.open(options.db);
-        closers.push(() => store.close());
-        if (options.demo) await seedNotes(store);
-        packs.push(notesPack({ store }));
-      } else if (name === "tickets") {
-        const store = SqliteTicketsStore.open(options.db);
-        closers.push(() => store.close());
-        if (options.demo) await seedTickets(store);
-        packs.push(ticketsPack({ store }));
-      } else {
-        const backend = SqliteCrmBackend.open(options.db);
-        closers.push(() => backend.close());
-        if (options.demo) await seedCrm(backend);
-        packs.push(crmPack({ backend, closeBackend: false, timeoutMs: options.crmTimeoutMs }));
-      }
-    }
-  } catch (error) {
-    await closeAll();
-    throw error;
+  let stores: OpenedStores;
+  if (options.databaseUrl !== undefined) {
+    checkDatabaseUrl(options.databaseUrl);
+    const { openPostgresPacks } = await import("./open-postgres.js");
+    stores = await openPostgresPacks(options.databaseUrl, names, {
+      ...common,
+      ...(options.databaseSchema === undefined ? {} : { schema: options.databaseSchema }),
+      ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }),
+    });
+  } else {
+    stores = await openSqlitePacks(options.db ?? ":memory:", names, common);
   }
-  // A connection of its own for health checks, so a check never waits behind a tool's write.
-  const probe = options.db === ":memory:" ? undefined : openSqlite(options.db, { readonly: true });
   let closed = false;
   return {
-    packs,
+    packs: stores.packs,
     names,
+    backend: options.databaseUrl === undefined ? "sqlite" : "postgres",
     async ready() {
       if (closed) return false;
       try {
-        probe?.prepare("SELECT 1").get();
+        await stores.ping();
         return true;
       } catch {
         return false;
@@ -96,8 +70,7 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
     async close() {
       if (closed) return;
       closed = true;
-      probe?.close();
-      await closeAll();
+      await stores.close();
     },
   };
 }

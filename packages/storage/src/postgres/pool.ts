@@ -31,8 +31,22 @@ export function pgIdentifier(name: string): string {
 export function createPgPool(url: string, options: PgPoolOptions = {}): PgPool {
   const settings = [`-c statement_timeout=${Math.max(0, Math.floor(options.statementTimeoutMs ?? 10_000))}`];
   if (options.schema !== undefined) settings.push(`-c search_path=${pgIdentifier(options.schema).slice(1, -1)}`);
+  // pg lets `options=` in the URL replace the pool's own; merge them instead, so a URL that sets
+  // a search_path keeps the statement timeout.
+  let connectionString = url;
+  try {
+    const parsed = new URL(url);
+    const fromUrl = parsed.searchParams.get("options");
+    if (fromUrl) {
+      settings.unshift(fromUrl);
+      parsed.searchParams.delete("options");
+      connectionString = parsed.toString();
+    }
+  } catch {
+    // not a URL (a libpq key=value string): pg reads it as it is
+  }
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
     idleTimeoutMillis: 30_000,

@@ -60,3 +60,20 @@ describe.skipIf(!reachable)("PostgreSQL helpers", () => {
     expect(toPgTsQuery("Milk eggs")).toBe("milk:* & eggs:*");
   });
 });
+
+describe.skipIf(!reachable)("createPgPool", () => {
+  it("keeps its statement timeout when the URL sets options of its own", async () => {
+    const { createPgPool } = await import("./pool.js");
+    const url = new URL(TEST_DATABASE_URL);
+    url.searchParams.set("options", "-c search_path=public");
+    const pool = createPgPool(url.toString(), { statementTimeoutMs: 1234 });
+    try {
+      const rows = (
+        await pool.query("SELECT current_setting('statement_timeout') AS t, current_setting('search_path') AS p")
+      ).rows;
+      expect(rows[0]).toEqual({ t: "1234ms", p: "public" });
+    } finally {
+      await pool.end();
+    }
+  });
+});
