@@ -1,0 +1,198 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+
+// Runs each runnable docs/examples file and checks what its comments say a client sees.
+const load = async (name: string) =>
+  (await import(/* @vite-ignore */ new URL(`../../docs/examples/${name}`, import.meta.url).pathname)) as Record<
+    string,
+    unknown
+  >;
+const text = (value: unknown) => ((value as CallToolResult).content as Array<{ text?: string }>)[0]?.text;
+const meta = (value: unknown) => (value as CallToolResult)._meta?.["toolshed.dev/error"];
+const REF = "[0-9a-f]{8}";
+
+describe("docs/examples", () => {
+  it("getting-started.ts", async () => {
+    const { note, missing, forgot } = await load("getting-started.ts");
+    expect((note as CallToolResult).structuredContent).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
+    expect(text(missing)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
+    expect((missing as CallToolResult).isError).toBe(true);
+    expect(text(forgot)).toBe("Invalid arguments for tool get_note:\ntitle: is required (a string)");
+  });
+
+  it("errors.ts", async () => {
+    const ex = await load("errors.ts");
+    expect(text(ex.invalid)).toBe(
+      'Invalid arguments for tool crm_get_account:\nsource: must be one of "db", "upstream", "flaky" (got "cache")',
+    );
+    expect(text(ex.notFound)).toBe("Error executing tool crm_get_account: No account 'acc_9'. Known ids: acc_1, acc_2");
+    expect(meta(ex.notFound)).toEqual({ kind: "tool", code: "not_found", retryable: false });
+    expect(text(ex.retryable)).toBe(
+      "Error executing tool crm_get_account: Account 'acc_2' is being restored; temporary failure, safe to retry",
+    );
+    expect(text(ex.masked)).toMatch(new RegExp(`^Error executing tool crm_get_account \\(ref (${REF})\\)$`));
+    expect(JSON.stringify(ex.masked)).not.toContain("hunter2");
+    const ref = (meta(ex.masked) as { ref: string }).ref;
+    const logged = (ex.serverLog as Array<{ ref?: string; err?: unknown }>).find((line) => line.ref === ref);
+    expect(String(logged?.err)).toContain("password=hunter2");
+    expect(text(ex.reset)).toMatch(
+      new RegExp(
+        `^Error executing tool crm_get_account: a service this tool depends on could not be reached \\(ref ${REF}\\); temporary failure, safe to retry$`,
+      ),
+    );
+    expect(meta(ex.reset)).toMatchObject({ code: "unavailable", retryable: true });
+    expect((ex.partial as CallToolResult).isError).toBe(false);
+    expect(text(ex.partial)?.split("\n")[0]).toBe("1 of 3 items succeeded, 2 failed.");
+    expect((ex.partial as CallToolResult).structuredContent).toMatchObject({
+      succeeded_count: 1,
+      failed_count: 2,
+      succeeded: ["acc_1"],
+      failed: [
+        { id: "acc_2", reason: "archived" },
+        { id: "acc_9", reason: "not_found" },
+      ],
+    });
+    expect(ex.unknownTool).toMatchObject({
+      code: -32602,
+      message: "MCP error -32602: Unknown tool: crm_delete_account",
+    });
+  });
+
+  it("schemas.ts", async () => {
+    const ex = await load("schemas.ts");
+    expect(ex.published).toEqual({
+      type: "object",
+      properties: {
+        query: { type: "string", description: "Words to match in title or body" },
+        status: {
+          type: "string",
+          enum: ["open", "closed", "any"],
+          default: "open",
+          description: "Ticket status to match",
+        },
+        limit: { type: "integer", minimum: 1, maximum: 50, default: 10, description: "Most tickets to return" },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    });
+    expect(ex.filled).toEqual({ success: true, data: { query: "login", status: "open", limit: 10 } });
+    expect(ex.typo).toEqual({
+      success: false,
+      issues: [
+        { path: "qeury", message: 'unknown argument; did you mean "query"? Valid arguments: query, status, limit' },
+        { path: "query", message: "is required (a string)" },
+      ],
+    });
+    expect(ex.range).toEqual({
+      success: false,
+      issues: [{ path: "max_arr", message: "must be greater than or equal to min_arr" }],
+    });
+    expect(ex.needsResolution).toEqual({
+      success: false,
+      issues: [{ path: "resolution", message: 'is required when status is "closed"' }],
+    });
+    expect(ex.badName).toMatch(/^Tool "search tickets": .*\[C13\]$/);
+    expect(ex.undescribed).toMatch(/^Tool "get_ticket": .*"id".*\[C13\]$/);
+  });
+
+  it("structured-output.ts", async () => {
+    const ex = await load("structured-output.ts");
+    const listed = ex.listed as Array<{ name: string; outputSchema?: unknown }>;
+    expect(listed.find((t) => t.name === "count_notes")?.outputSchema).toMatchObject({
+      type: "object",
+      properties: { result: { type: "integer" } },
+      required: ["result"],
+    });
+    expect((ex.note as CallToolResult).structuredContent).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
+    expect(text(ex.note)).toBe('{\n  "title": "groceries",\n  "body": "milk, eggs",\n  "words": 2\n}');
+    expect((ex.count as CallToolResult).structuredContent).toEqual({ result: 3 });
+    expect(text(ex.count)).toBe("3");
+    expect(text(ex.broken)).toMatch(new RegExp(`^Error executing tool broken_note \\(ref ${REF}\\)$`));
+    expect(JSON.stringify(ex.broken)).not.toContain("42");
+    const image = ex.image as CallToolResult;
+    expect(image.content.map((c) => c.type)).toEqual(["image", "resource_link"]);
+    expect(image.structuredContent).toEqual({ weeks: 4 });
+  });
+
+  it("read-only.ts", async () => {
+    const ex = await load("read-only.ts");
+    expect(ex.listed).toEqual([
+      { name: "list_notes", annotations: { title: "List notes", readOnlyHint: true, openWorldHint: false } },
+    ]);
+    expect(meta(ex.refused)).toMatchObject({ code: "permission_denied" });
+    expect(text(ex.refused)).toBe(
+      "Error executing tool delete_note: this server is read-only; delete_note changes data. Read-only tools: list_notes",
+    );
+  });
+
+  it("pack-notes.ts", async () => {
+    const ex = await load("pack-notes.ts");
+    expect((ex.created as CallToolResult).structuredContent).toMatchObject({
+      title: "shopping list",
+      body: "bread",
+      tags: ["home"],
+      words: 1,
+      version: 1,
+    });
+    expect(meta(ex.stale)).toMatchObject({ code: "conflict" });
+    expect(text(ex.stale)).toMatch(
+      /^Error executing tool update_note: Note 'shopping list' is at version 1, not 7: .*retry with expected_version 1$/,
+    );
+    expect(ex.resource).toEqual({
+      contents: [{ uri: "note://groceries", mimeType: "text/markdown", text: "milk, eggs" }],
+    });
+    const message = (ex.prompt as { messages: Array<{ role: string; content: { text: string } }> }).messages;
+    expect(message).toHaveLength(1);
+    expect(message[0]?.role).toBe("user");
+    expect(message[0]?.content.text).toContain("<note>\nmilk, eggs\n</note>");
+  });
+
+  it("pack-tickets.ts", async () => {
+    const ex = await load("pack-tickets.ts");
+    expect(text(ex.badId)).toBe(
+      'Invalid arguments for tool get_ticket:\nid: must be a ticket id such as "T-1001" (got "1001")',
+    );
+    expect((ex.closed as CallToolResult).structuredContent).toMatchObject({
+      id: "T-1001",
+      status: "closed",
+      previous_status: "open",
+      changed: true,
+    });
+    const resource = (ex.resource as { contents: Array<{ text: string; mimeType: string }> }).contents[0];
+    expect(resource?.mimeType).toBe("text/markdown");
+    expect(resource?.text).toContain("- Resolution: Reset links now last 24 hours");
+    const prompt = (ex.prompt as { messages: Array<{ content: { text: string } }> }).messages[0]?.content.text;
+    expect(prompt).toContain("search_tickets");
+    expect(ex.unknown).toMatchObject({ code: -32002 });
+    expect(String((ex.unknown as Error).message)).toMatch(/No ticket 'T-9999'\. Closest ids: /);
+  });
+
+  it("pack-crm.ts", async () => {
+    const ex = await load("pack-crm.ts");
+    expect(meta(ex.timedOut)).toMatchObject({ code: "timeout", retryable: true });
+    expect(text(ex.timedOut)).toMatch(
+      /the CRM backend did not answer within 200 ms; temporary failure, safe to retry$/,
+    );
+    expect((ex.allFailed as CallToolResult).isError).toBe(true);
+    expect((ex.allFailed as CallToolResult).structuredContent).toMatchObject({
+      succeeded_count: 0,
+      failed_count: 1,
+      failed: [{ id: "acc_9999", reason: "not_found", retryable: false }],
+    });
+    const resource = (ex.resource as { contents: Array<{ text: string; mimeType: string }> }).contents[0];
+    expect(resource?.mimeType).toBe("application/json");
+    expect(JSON.parse(resource?.text ?? "{}")).toMatchObject({ id: "acc_1005", name: "Hooli" });
+    const prompt = (ex.prompt as { messages: Array<{ content: { text: string } }> }).messages[0]?.content.text;
+    expect(prompt).toContain("Hooli (acc_1005)");
+  });
+
+  it("http-server.ts", async () => {
+    const ex = await load("http-server.ts");
+    expect(ex.status).toBe(401);
+    expect(ex.challenge).toMatch(
+      /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"$/,
+    );
+    expect([...(ex.tools as string[])].sort()).toEqual(["get_note", "list_notes", "search_notes"]);
+    expect((ex.note as CallToolResult).structuredContent).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
+  });
+});

@@ -1,0 +1,40 @@
+import { fileURLToPath } from "node:url";
+import { defineProject, type Plugin } from "vitest/config";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const docs = `${root}docs/`;
+
+// Bare imports in docs/examples/ (outside every package) resolve as if imported from a workspace
+// package that depends on them: docs-check itself once installed, else the packages below.
+const importers = [
+  "docs-check/vitest.config.ts",
+  "apps/http-server/src/index.ts",
+  "packages/packs/src/index.ts",
+  "packages/server/src/index.ts",
+].map((path) => `${root}${path}`);
+
+function resolveDocsImports(): Plugin {
+  return {
+    name: "toolshed-docs-imports",
+    enforce: "pre",
+    async resolveId(id, importer, options) {
+      if (!importer?.startsWith(docs) || /^[./\0]|^node:/.test(id)) return null;
+      for (const from of importers) {
+        const resolved = await this.resolve(id, from, { ...options, skipSelf: true });
+        if (resolved) return resolved;
+      }
+      return null;
+    },
+  };
+}
+
+export default defineProject({
+  plugins: [resolveDocsImports()],
+  test: {
+    name: "docs-check",
+    include: ["test/**/*.test.ts"],
+    // The examples start servers and compile every sample: room for a loaded 2-core machine.
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+  },
+});
