@@ -59,7 +59,7 @@ function scanKeys(schema: z.ZodType, value: unknown, path: PropertyKey[], scan: 
   }
   if (!def) return;
   if (def.type === "array" && Array.isArray(value)) {
-    value.forEach((item, i) => scanKeys(def.element as z.ZodType, item, [...path, i], scan, limit));
+    for (const [i, item] of value.entries()) scanKeys(def.element as z.ZodType, item, [...path, i], scan, limit);
     return;
   }
   if (def.type === "record" && isPlainObject(value)) {
