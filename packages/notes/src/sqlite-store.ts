@@ -7,7 +7,6 @@ import {
   runIdempotent,
   runMigrations,
   type SqliteDatabase,
-  toFtsQuery,
 } from "@toolshed/storage";
 import { NOTES_MIGRATIONS, NOTES_SCOPE } from "./migrations.js";
 import type { NewNote, Note, NoteChanges, NoteListPage, NoteSearchHit, NoteSummary, NotesStore } from "./store.js";
@@ -73,6 +72,46 @@ function titleWordsQuery(text: string): string | undefined {
     .join(" OR ")})`;
 }
 
+// A word in more notes than this is common. bm25 reads the whole posting list of every term
+// (it counts the rows each one is in), so a query with a common word is answered newest first
+// instead, and a common word is not expanded to its longer forms: the work per query stays bounded.
+const COMMON_ROWS = 2000;
+const COMMON_PROBE_SQL = `SELECT 1 FROM notes_fts WHERE notes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ${COMMON_ROWS}`;
+// Title matches weigh more than body matches; ties go by row id so answers are repeatable.
+const RANKED_IDS_SQL =
+  "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts, 10.0, 1.0), rowid LIMIT ?";
+const NEWEST_IDS_SQL = "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? ORDER BY rowid DESC LIMIT ?";
+const HIT_COLUMNS = "n.id, n.title, snippet(notes_fts, 1, '**', '**', '…', 16) AS snippet, n.updated_at";
+const HIT_SQL = `SELECT ${HIT_COLUMNS} FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
+  WHERE notes_fts MATCH ? AND notes_fts.rowid = ?`;
+const HITS_BETWEEN_SQL = `SELECT ${HIT_COLUMNS} FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
+  WHERE notes_fts MATCH ? AND notes_fts.rowid BETWEEN ? AND ?`;
+
+interface SearchPhase {
+  match: string;
+  ranked: boolean;
+}
+
+/**
+ * How to answer a search: first rows that have every word as a whole word, then rows that have
+ * them only as word starts ("panc" finds "pancakes"). A phase is ranked by bm25 when none of its
+ * terms is common, and newest first otherwise.
+ */
+function searchPhases(text: string, isCommon: (term: string) => boolean): SearchPhase[] {
+  const words = [...new Set(text.normalize("NFKC").match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 16);
+  if (words.length === 0) return [];
+  const exact = words.map((w) => `"${w}"`);
+  const common = exact.map(isCommon);
+  const anyCommon = common.includes(true);
+  const phases = [{ match: exact.join(" "), ranked: !anyCommon }];
+  if (common.includes(false)) {
+    const starts = words.map((w, i) => (common[i] ? exact[i] : `"${w}"*`));
+    const broadStart = words.some((w, i) => !common[i] && isCommon(`"${w}"*`));
+    phases.push({ match: `(${starts.join(" ")}) NOT (${exact.join(" ")})`, ranked: !anyCommon && !broadStart });
+  }
+  return phases;
+}
+
 /**
  * NotesStore on SQLite (better-sqlite3): WAL, FTS5 search ranked by bm25, every write in one
  * IMMEDIATE transaction, so several processes can share one file.
@@ -110,14 +149,21 @@ export class SqliteNotesStore implements NotesStore {
   }
 
   async searchNotes(query: string, options: { limit: number }): Promise<NoteSearchHit[]> {
-    const match = toFtsQuery(query);
-    if (match === undefined) return [];
-    // Title matches weigh more than body matches; ties go by title so answers are repeatable.
-    return this.#sql(`SELECT n.title, snippet(notes_fts, 1, '**', '**', '…', 16) AS snippet, n.updated_at
-        FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
-        WHERE notes_fts MATCH ?
-        ORDER BY bm25(notes_fts, 10.0, 1.0), n.title
-        LIMIT ?`).all(match, clampLimit(options.limit)) as NoteSearchHit[];
+    const limit = clampLimit(options.limit);
+    // One read transaction: the plan, the ranked ids and the page are one snapshot.
+    return this.#db.transaction(() => {
+      const phases = searchPhases(query, (term) => this.#sql(COMMON_PROBE_SQL).get(term) !== undefined);
+      const hits: NoteSearchHit[] = [];
+      for (const phase of phases) {
+        if (hits.length >= limit) break;
+        // Rank inside the index and read only the page's ids: joins and snippets cost per row.
+        const ids = this.#sql(phase.ranked ? RANKED_IDS_SQL : NEWEST_IDS_SQL)
+          .pluck()
+          .all(phase.match, limit - hits.length) as number[];
+        hits.push(...this.#hits(phase, ids));
+      }
+      return hits;
+    })();
   }
 
   async listNotes(options: { tag?: string; limit: number; cursor?: string }): Promise<NoteListPage> {
@@ -256,6 +302,23 @@ export class SqliteNotesStore implements NotesStore {
       this.#statements.set(sql, statement);
     }
     return statement;
+  }
+
+  /**
+   * Titles and snippets of one phase's page, in the order of `ids`. Rowids go in as BigInt: FTS5
+   * seeks to an integer rowid, but reads every match (and compares wrongly) for a float, as JS
+   * numbers bind. A newest-first page is a run of consecutive matches, so one range query reads
+   * it and expands prefix terms once, not once per hit.
+   */
+  #hits(phase: SearchPhase, ids: readonly number[]): NoteSearchHit[] {
+    if (ids.length === 0) return [];
+    const rows = phase.ranked
+      ? ids.map((id) => this.#sql(HIT_SQL).get(phase.match, BigInt(id)) as NoteSearchHit & { id: number })
+      : (this.#sql(HITS_BETWEEN_SQL).all(phase.match, BigInt(Math.min(...ids)), BigInt(Math.max(...ids))) as Array<
+          NoteSearchHit & { id: number }
+        >);
+    const byId = new Map(rows.map(({ id, ...hit }) => [id, hit]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   #insertTags(noteId: number, tags: readonly string[]): void {

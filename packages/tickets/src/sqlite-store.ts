@@ -6,9 +6,8 @@ import {
   runIdempotent,
   runMigrations,
   type SqliteDatabase,
-  toFtsQuery,
 } from "@toolshed/storage";
-import { sharedWordsQuery } from "./fts-terms.js";
+import { meaningfulWords, sharedWordsQuery } from "./fts-terms.js";
 import { TICKETS_MIGRATIONS } from "./migrations.js";
 import {
   type AddedComment,
@@ -51,6 +50,42 @@ const SIMILAR_LIMIT = 5;
 // Title words count four times as much as body words when ranking.
 const BM25 = "bm25(tickets_fts, 4.0, 1.0)";
 
+// A word in more tickets than this is common. bm25 reads the whole posting list of every term
+// (it counts the rows each one is in), so a query with a common word is answered newest first
+// instead, and a common word is not expanded to its longer forms: the work per query stays bounded.
+const COMMON_ROWS = 2000;
+const COMMON_PROBE_SQL = `SELECT 1 FROM tickets_fts WHERE tickets_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ${COMMON_ROWS}`;
+const HIT_SELECT = `SELECT t.num, t.title, t.status, t.priority, t.updated_at,
+    snippet(tickets_fts, 1, '**', '**', '…', 16) AS snippet
+  FROM tickets_fts JOIN tickets AS t ON t.num = tickets_fts.rowid`;
+const HIT_SQL = `${HIT_SELECT} WHERE tickets_fts MATCH ? AND tickets_fts.rowid = ?`;
+const HITS_BETWEEN_SQL = `${HIT_SELECT} WHERE tickets_fts MATCH ? AND tickets_fts.rowid BETWEEN ? AND ?`;
+
+interface SearchPhase {
+  match: string;
+  ranked: boolean;
+}
+
+/**
+ * How to answer a search: first tickets that have every word as a whole word, then tickets that
+ * have them only as word starts ("pass" finds "password"). A phase is ranked by bm25 when none of
+ * its terms is common, and newest first otherwise.
+ */
+function searchPhases(text: string, isCommon: (term: string) => boolean): SearchPhase[] {
+  const words = [...new Set(text.normalize("NFKC").match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 16);
+  if (words.length === 0) return [];
+  const exact = words.map((w) => `"${w}"`);
+  const common = exact.map(isCommon);
+  const anyCommon = common.includes(true);
+  const phases = [{ match: exact.join(" "), ranked: !anyCommon }];
+  if (common.includes(false)) {
+    const starts = words.map((w, i) => (common[i] ? exact[i] : `"${w}"*`));
+    const broadStart = words.some((w, i) => !common[i] && isCommon(`"${w}"*`));
+    phases.push({ match: `(${starts.join(" ")}) NOT (${exact.join(" ")})`, ranked: !anyCommon && !broadStart });
+  }
+  return phases;
+}
+
 function clamp(value: number, max: number): number {
   return Math.min(max, Math.max(1, Math.floor(Number.isFinite(value) ? value : max)));
 }
@@ -92,21 +127,25 @@ export class SqliteTicketsStore implements TicketsStore {
     status: TicketStatus | "any";
     limit: number;
   }): Promise<TicketSearchHit[]> {
-    const match = toFtsQuery(query.text);
-    if (match === undefined) return [];
-    const rows = this.#sql(
-      `SELECT t.num, t.title, t.status, t.priority, t.updated_at, m.snippet
-         FROM (SELECT rowid AS num, ${BM25} AS score,
-                      snippet(tickets_fts, 1, '**', '**', '…', 16) AS snippet
-               FROM tickets_fts WHERE tickets_fts MATCH ?) AS m
-         JOIN tickets AS t ON t.num = m.num
-         WHERE ? = 'any' OR t.status = ?
-         ORDER BY m.score, t.num
-         LIMIT ?`,
-    ).all(match, query.status, query.status, clamp(query.limit, MAX_TICKETS_PAGE)) as Array<
-      SummaryRow & { snippet: string }
-    >;
-    return rows.map(({ snippet, ...row }) => ({ ...toSummary(row), snippet }));
+    const limit = clamp(query.limit, MAX_TICKETS_PAGE);
+    const filtered = query.status !== "any";
+    // One read transaction: the plan, the ranked ids and the page are one snapshot.
+    return this.#db.transaction(() => {
+      const phases = searchPhases(query.text, (term) => this.#isCommon(term));
+      const hits: TicketSearchHit[] = [];
+      for (const phase of phases) {
+        if (hits.length >= limit) break;
+        // Rank inside the index (joining tickets only to filter by status); snippets for the page only.
+        const sql = `SELECT tickets_fts.rowid AS num FROM tickets_fts
+          ${filtered ? "JOIN tickets AS t ON t.num = tickets_fts.rowid" : ""}
+          WHERE tickets_fts MATCH ? ${filtered ? "AND t.status = ?" : ""}
+          ORDER BY ${phase.ranked ? `${BM25}, tickets_fts.rowid` : "tickets_fts.rowid DESC"} LIMIT ?`;
+        const params = filtered ? [phase.match, query.status, limit - hits.length] : [phase.match, limit - hits.length];
+        const nums = (this.#sql(sql).all(...params) as Array<{ num: number }>).map((r) => r.num);
+        hits.push(...this.#hits(phase, nums));
+      }
+      return hits;
+    })();
   }
 
   async getTicket(
@@ -135,14 +174,20 @@ export class SqliteTicketsStore implements TicketsStore {
 
   async createTicket(ticket: NewTicket, options: WriteOptions = {}): Promise<CreatedTicket> {
     const args = { title: ticket.title, body: ticket.body, priority: ticket.priority };
-    return runIdempotent(this.#db, { scope: "tickets.create_ticket", key: options.idempotencyKey, args }, () => {
-      const now = this.#timestamp();
-      const { lastInsertRowid } = this.#sql(
-        "INSERT INTO tickets (title, body, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-      ).run(args.title, args.body, args.priority, now, now);
-      const num = Number(lastInsertRowid);
-      return { ticket: toTicket(this.#ticketRow(num) as TicketRow), similar: this.#similarOpen(num, args) };
-    });
+    // Only the insert holds the write lock; the similar-ticket search reads after the commit.
+    // A result stored by an older release also has `similar`: it is recomputed like a new one.
+    const { ticket: created } = runIdempotent(
+      this.#db,
+      { scope: "tickets.create_ticket", key: options.idempotencyKey, args },
+      () => {
+        const now = this.#timestamp();
+        const { lastInsertRowid } = this.#sql(
+          "INSERT INTO tickets (title, body, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+        ).run(args.title, args.body, args.priority, now, now);
+        return { ticket: toTicket(this.#ticketRow(Number(lastInsertRowid)) as TicketRow) };
+      },
+    ) as { ticket: Ticket };
+    return { ticket: created, similar: this.#similarOpen(parseTicketId(created.id) ?? 0, args) };
   }
 
   async updateTicketStatus(id: string, change: { status: TicketStatus; resolution?: string }): Promise<StatusChange> {
@@ -295,7 +340,13 @@ export class SqliteTicketsStore implements TicketsStore {
   }
 
   #similarOpen(num: number, ticket: NewTicket): SimilarTicket[] {
-    const match = sharedWordsQuery(ticket.title) ?? sharedWordsQuery(ticket.body);
+    // Words in more than COMMON_ROWS tickets say little about likeness and would make bm25 read
+    // their whole posting lists: they are left out, like stop words.
+    const rare = (text: string) =>
+      meaningfulWords(text, 8)
+        .filter((w) => !this.#isCommon(`"${w}"`))
+        .join(" ");
+    const match = sharedWordsQuery(rare(ticket.title)) ?? sharedWordsQuery(rare(ticket.body));
     if (match === undefined) return [];
     const rows = this.#sql(
       `SELECT t.num, t.title
@@ -306,6 +357,30 @@ export class SqliteTicketsStore implements TicketsStore {
          LIMIT ?`,
     ).all(match, num, SIMILAR_LIMIT) as Array<{ num: number; title: string }>;
     return rows.map((r) => ({ id: formatTicketId(r.num), title: r.title }));
+  }
+
+  /**
+   * Summaries and snippets of one phase's page, in the order of `nums`. Rowids go in as BigInt:
+   * FTS5 seeks to an integer rowid, but reads every match (and compares wrongly) for a float, as
+   * JS numbers bind. A newest-first page is a run of consecutive matches (of that status), so one
+   * range query reads it and expands prefix terms once, not once per hit.
+   */
+  #hits(phase: SearchPhase, nums: readonly number[]): TicketSearchHit[] {
+    if (nums.length === 0) return [];
+    type HitRow = SummaryRow & { snippet: string };
+    const rows = phase.ranked
+      ? nums.map((num) => this.#sql(HIT_SQL).get(phase.match, BigInt(num)) as HitRow)
+      : (this.#sql(HITS_BETWEEN_SQL).all(
+          phase.match,
+          BigInt(Math.min(...nums)),
+          BigInt(Math.max(...nums)),
+        ) as HitRow[]);
+    const byNum = new Map(rows.map(({ snippet, ...row }) => [row.num, { ...toSummary(row), snippet }]));
+    return nums.flatMap((num) => byNum.get(num) ?? []);
+  }
+
+  #isCommon(term: string): boolean {
+    return this.#sql(COMMON_PROBE_SQL).get(term) !== undefined;
   }
 }
 

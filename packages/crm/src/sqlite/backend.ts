@@ -26,6 +26,7 @@ import { completeAccountIds, findCandidates } from "./candidates.js";
 import { CRM_MIGRATION_SCOPE, CRM_SQLITE_MIGRATIONS } from "./migrations.js";
 import { ACCOUNT_COLUMNS, type AccountRow, clampLimit, toAccount } from "./rows.js";
 import { searchAccounts } from "./search.js";
+import { prepare } from "./statements.js";
 
 const CREATE_SCOPE = "crm.create_account";
 
@@ -86,9 +87,10 @@ export class SqliteCrmBackend implements CrmBackend {
     options?.signal?.throwIfAborted();
     const limit = clampLimit(page.limit);
     const after = page.cursor === undefined ? null : (decodeCursor(page.cursor, { a: "string" }).a as string);
-    const rows = this.#db
-      .prepare(`SELECT ${ACCOUNT_COLUMNS} FROM crm_accounts WHERE (? IS NULL OR id > ?) ORDER BY id LIMIT ?`)
-      .all(after, after, limit + 1) as AccountRow[];
+    const rows = prepare(
+      this.#db,
+      `SELECT ${ACCOUNT_COLUMNS} FROM crm_accounts WHERE (? IS NULL OR id > ?) ORDER BY id LIMIT ?`,
+    ).all(after, after, limit + 1) as AccountRow[];
     const accounts = rows.slice(0, limit).map(toAccount);
     const last = accounts.at(-1);
     return { accounts, nextCursor: rows.length > limit && last ? encodeCursor({ a: last.id }) : null };
@@ -117,9 +119,11 @@ export class SqliteCrmBackend implements CrmBackend {
         if (!account) return { status: "not_found" };
         if (account.archived) return { status: "archived", account };
         if (account.tier === tier) return { status: "updated", account, previousTier: tier };
-        this.#db
-          .prepare("UPDATE crm_accounts SET tier = ?, updated_at = ? WHERE id = ?")
-          .run(tier, new Date().toISOString(), id);
+        prepare(this.#db, "UPDATE crm_accounts SET tier = ?, updated_at = ? WHERE id = ?").run(
+          tier,
+          new Date().toISOString(),
+          id,
+        );
         return { status: "updated", account: this.#get(id) as Account, previousTier: account.tier };
       })
       .immediate();
@@ -131,9 +135,11 @@ export class SqliteCrmBackend implements CrmBackend {
       .transaction(() => {
         const account = this.#get(id);
         if (!account || account.archived === archived) return account;
-        this.#db
-          .prepare("UPDATE crm_accounts SET archived = ?, updated_at = ? WHERE id = ?")
-          .run(archived ? 1 : 0, new Date().toISOString(), id);
+        prepare(this.#db, "UPDATE crm_accounts SET archived = ?, updated_at = ? WHERE id = ?").run(
+          archived ? 1 : 0,
+          new Date().toISOString(),
+          id,
+        );
         return this.#get(id);
       })
       .immediate();
@@ -156,7 +162,7 @@ export class SqliteCrmBackend implements CrmBackend {
   }
 
   #get(id: string): Account | undefined {
-    const row = this.#db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM crm_accounts WHERE id = ?`).get(id) as
+    const row = prepare(this.#db, `SELECT ${ACCOUNT_COLUMNS} FROM crm_accounts WHERE id = ?`).get(id) as
       | AccountRow
       | undefined;
     return row ? toAccount(row) : undefined;
@@ -165,7 +171,7 @@ export class SqliteCrmBackend implements CrmBackend {
   /** Runs inside the caller's transaction, so the uniqueness checks and the insert are one step. */
   #insert(input: AccountInput): Account {
     const nameKey = accountNameKey(input.name);
-    const sameName = this.#db.prepare("SELECT id, name FROM crm_accounts WHERE name_key = ?").get(nameKey) as
+    const sameName = prepare(this.#db, "SELECT id, name FROM crm_accounts WHERE name_key = ?").get(nameKey) as
       | AccountRef
       | undefined;
     if (sameName) {
@@ -181,12 +187,11 @@ export class SqliteCrmBackend implements CrmBackend {
       );
     }
     const now = new Date().toISOString();
-    this.#db
-      .prepare(
-        `INSERT INTO crm_accounts (id, name, name_key, tier, arr, domain, notes, archived, created_at, updated_at)
+    prepare(
+      this.#db,
+      `INSERT INTO crm_accounts (id, name, name_key, tier, arr, domain, notes, archived, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-      )
-      .run(id, input.name, nameKey, input.tier, input.arr, input.domain, input.notes, now, now);
+    ).run(id, input.name, nameKey, input.tier, input.arr, input.domain, input.notes, now, now);
     return this.#get(id) as Account;
   }
 }

@@ -2,6 +2,7 @@ import { type SqliteDatabase, toFtsQuery } from "@toolshed/storage";
 import type { AccountRef } from "../backend.js";
 import { accountNameKey } from "../names.js";
 import { prefixEnd } from "./rows.js";
+import { prepare } from "./statements.js";
 
 const SIDE = 25;
 const SAME_PREFIX = 50;
@@ -20,10 +21,10 @@ function sharedPrefixLength(a: string, b: string): number {
  */
 function neighbours(db: SqliteDatabase, column: "id" | "name_key", value: string): AccountRef[] {
   const select = `SELECT id, name, ${column} AS k FROM crm_accounts`;
-  const below = db
-    .prepare(`${select} WHERE ${column} < ? ORDER BY ${column} DESC LIMIT ${SIDE}`)
-    .all(value) as KeyedRef[];
-  const above = db.prepare(`${select} WHERE ${column} >= ? ORDER BY ${column} LIMIT ${SIDE}`).all(value) as KeyedRef[];
+  const below = prepare(db, `${select} WHERE ${column} < ? ORDER BY ${column} DESC LIMIT ${SIDE}`).all(
+    value,
+  ) as KeyedRef[];
+  const above = prepare(db, `${select} WHERE ${column} >= ? ORDER BY ${column} LIMIT ${SIDE}`).all(value) as KeyedRef[];
   const shared = Math.max(
     below[0] ? sharedPrefixLength(value, below[0].k) : 0,
     above[0] ? sharedPrefixLength(value, above[0].k) : 0,
@@ -32,9 +33,10 @@ function neighbours(db: SqliteDatabase, column: "id" | "name_key", value: string
   const samePrefix =
     prefix === ""
       ? []
-      : (db
-          .prepare(`${select} WHERE ${column} >= ? AND ${column} < ? ORDER BY ${column} LIMIT ${SAME_PREFIX}`)
-          .all(prefix, prefixEnd(prefix)) as KeyedRef[]);
+      : (prepare(db, `${select} WHERE ${column} >= ? AND ${column} < ? ORDER BY ${column} LIMIT ${SAME_PREFIX}`).all(
+          prefix,
+          prefixEnd(prefix),
+        ) as KeyedRef[]);
   return [...below, ...above, ...samePrefix];
 }
 
@@ -49,12 +51,11 @@ export function findCandidates(db: SqliteDatabase, text: string, limit: number):
   const match = toFtsQuery(text);
   if (match !== undefined) {
     add(
-      db
-        .prepare(
-          `SELECT a.id, a.name FROM crm_accounts_fts f JOIN crm_accounts a ON a.seq = f.rowid
+      prepare(
+        db,
+        `SELECT a.id, a.name FROM crm_accounts_fts f JOIN crm_accounts a ON a.seq = f.rowid
            WHERE crm_accounts_fts MATCH ? ORDER BY f.rank LIMIT ${SIDE}`,
-        )
-        .all(match) as AccountRef[],
+      ).all(match) as AccountRef[],
     );
   }
   return [...found.values()];
@@ -62,14 +63,15 @@ export function findCandidates(db: SqliteDatabase, text: string, limit: number):
 
 /** Ids starting with `prefix`, then ids of accounts whose name starts with it. */
 export function completeAccountIds(db: SqliteDatabase, prefix: string, limit: number): string[] {
-  const ids = db
-    .prepare("SELECT id FROM crm_accounts WHERE id >= ? AND id < ? ORDER BY id LIMIT ?")
+  const ids = prepare(db, "SELECT id FROM crm_accounts WHERE id >= ? AND id < ? ORDER BY id LIMIT ?")
     .pluck()
     .all(prefix, prefixEnd(prefix), limit) as string[];
   if (ids.length >= limit) return ids;
   const key = accountNameKey(prefix);
-  const byName = db
-    .prepare("SELECT id FROM crm_accounts WHERE name_key >= ? AND name_key < ? ORDER BY name_key LIMIT ?")
+  const byName = prepare(
+    db,
+    "SELECT id FROM crm_accounts WHERE name_key >= ? AND name_key < ? ORDER BY name_key LIMIT ?",
+  )
     .pluck()
     .all(key, prefixEnd(key), limit) as string[];
   return [...new Set([...ids, ...byName])].slice(0, limit);
