@@ -1,0 +1,125 @@
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNpmProject, npmInstallAsync } from "../scripts/lib/npm-project.mjs";
+import { packAll } from "../scripts/lib/pack.mjs";
+import { CATALOG, externalPeers, internalClosure, ROOT } from "../scripts/lib/workspace.mjs";
+
+const FIXTURES = join(import.meta.dirname, "..", "scripts", "fixtures");
+const cleanup: string[] = [];
+let tarballs: Map<string, string>;
+// Both projects install at once: each compiles better-sqlite3 on one core.
+let ticketsProject: Promise<string>;
+let stdioProject: Promise<string>;
+
+function tarballsFor(names: string[]): string[] {
+  return names.map((name) => {
+    const file = tarballs.get(name);
+    if (!file) throw new Error(`no tarball for ${name}`);
+    return file;
+  });
+}
+
+/** Runs a fixture script with node inside the npm project and returns the JSON line it prints. */
+function runFixture(project: string, fixture: string, args: string[] = []): unknown {
+  copyFileSync(join(FIXTURES, fixture), join(project, fixture));
+  const result = spawnSync(process.execPath, [fixture, ...args], { cwd: project, encoding: "utf8", timeout: 120_000 });
+  if (result.status !== 0)
+    throw new Error(`${fixture} failed (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
+  const line = result.stdout.trim().split("\n").at(-1) ?? "";
+  return JSON.parse(line);
+}
+
+beforeAll(() => {
+  const dest = mkdtempSync(join(tmpdir(), "toolshed-tarballs-"));
+  cleanup.push(dest);
+  tarballs = packAll(dest);
+  ticketsProject = installed("toolshed-tickets-user-", [
+    ...new Set([...internalClosure("@toolshed/tickets"), ...internalClosure("@toolshed/server")]),
+  ]);
+  // The SDK is the test's own client here; the server brings its own copy as a dependency.
+  stdioProject = installed("toolshed-stdio-user-", internalClosure("@toolshed/stdio-server"), [
+    `@modelcontextprotocol/sdk@${CATALOG["@modelcontextprotocol/sdk"]}`,
+  ]);
+  // Failures surface in the test that awaits them; this only stops an unhandled rejection.
+  ticketsProject.catch(() => {});
+  stdioProject.catch(() => {});
+});
+
+/** A fresh npm project with these of our tarballs and their external peers installed. */
+async function installed(prefix: string, ours: string[], extra: string[] = []): Promise<string> {
+  const project = createNpmProject(prefix);
+  cleanup.push(project);
+  await npmInstallAsync(project, [...tarballsFor(ours), ...externalPeers(ours), ...extra]);
+  return project;
+}
+
+afterAll(() => {
+  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("installed from tarballs, outside the workspace", () => {
+  it("a project with only @toolshed/tickets (and what it needs) mounts the pack on its own McpServer and on createServer", async () => {
+    const project = await ticketsProject;
+    // Outside the workspace, so nothing can resolve from the monorepo's node_modules.
+    expect(relative(realpathSync(ROOT), realpathSync(project)).startsWith("..")).toBe(true);
+    // Only the tickets pack and what it needs: no other pack, no app.
+    expect(readdirSync(join(project, "node_modules", "@toolshed")).sort()).toEqual([
+      "errors",
+      "schema",
+      "server",
+      "storage",
+      "tickets",
+    ]);
+
+    const seen = runFixture(project, "tickets-smoke.mjs") as Record<
+      "own" | "runtime",
+      { tools: string[]; isError: boolean; structuredContent: { result: Array<{ id: string; status: string }> } }
+    >;
+    for (const side of ["own", "runtime"] as const) {
+      expect(seen[side].tools).toEqual([
+        "add_ticket_comment",
+        "create_ticket",
+        "get_ticket",
+        "search_tickets",
+        "update_ticket_status",
+      ]);
+      expect(seen[side].isError).toBe(false);
+      // The README's promise: two open tickets match, T-1009 ranked above T-1001.
+      expect(seen[side].structuredContent.result.map((t) => t.id)).toEqual(["T-1009", "T-1001"]);
+    }
+  });
+
+  it("toolshed-stdio from the installed @toolshed/stdio-server tarball lists its tools over stdio", async () => {
+    const project = await stdioProject;
+    const bin = join("node_modules", ".bin", "toolshed-stdio");
+    expect(existsSync(join(project, bin))).toBe(true);
+
+    const seen = runFixture(project, "stdio-tools.mjs", [bin, join(project, "data", "toolshed.db")]) as {
+      tools: string[];
+      search: { result: Array<{ id: string }> };
+    };
+    expect(seen.tools).toEqual(
+      [
+        "add_ticket_comment",
+        "create_note",
+        "create_ticket",
+        "crm_bulk_update_tier",
+        "crm_create_account",
+        "crm_get_account",
+        "crm_search_accounts",
+        "delete_note",
+        "get_note",
+        "get_ticket",
+        "list_notes",
+        "search_notes",
+        "search_tickets",
+        "update_note",
+        "update_ticket_status",
+      ].sort(),
+    );
+    expect(seen.search.result.map((t) => t.id)).toEqual(["T-1009", "T-1001"]);
+  });
+});
