@@ -3,7 +3,9 @@ import {
   decodeCursor,
   encodeCursor,
   escapeLike,
+  type FtsSearchPhase,
   openSqlite,
+  planFtsSearch,
   runIdempotent,
   runMigrations,
   type SqliteDatabase,
@@ -87,31 +89,6 @@ const HIT_SQL = `SELECT ${HIT_COLUMNS} FROM notes_fts JOIN notes n ON n.id = not
 const HITS_BETWEEN_SQL = `SELECT ${HIT_COLUMNS} FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
   WHERE notes_fts MATCH ? AND notes_fts.rowid BETWEEN ? AND ?`;
 
-interface SearchPhase {
-  match: string;
-  ranked: boolean;
-}
-
-/**
- * How to answer a search: first rows that have every word as a whole word, then rows that have
- * them only as word starts ("panc" finds "pancakes"). A phase is ranked by bm25 when none of its
- * terms is common, and newest first otherwise.
- */
-function searchPhases(text: string, isCommon: (term: string) => boolean): SearchPhase[] {
-  const words = [...new Set(text.normalize("NFKC").match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 16);
-  if (words.length === 0) return [];
-  const exact = words.map((w) => `"${w}"`);
-  const common = exact.map(isCommon);
-  const anyCommon = common.includes(true);
-  const phases = [{ match: exact.join(" "), ranked: !anyCommon }];
-  if (common.includes(false)) {
-    const starts = words.map((w, i) => (common[i] ? exact[i] : `"${w}"*`));
-    const broadStart = words.some((w, i) => !common[i] && isCommon(`"${w}"*`));
-    phases.push({ match: `(${starts.join(" ")}) NOT (${exact.join(" ")})`, ranked: !anyCommon && !broadStart });
-  }
-  return phases;
-}
-
 /**
  * NotesStore on SQLite (better-sqlite3): WAL, FTS5 search ranked by bm25, every write in one
  * IMMEDIATE transaction, so several processes can share one file.
@@ -152,7 +129,7 @@ export class SqliteNotesStore implements NotesStore {
     const limit = clampLimit(options.limit);
     // One read transaction: the plan, the ranked ids and the page are one snapshot.
     return this.#db.transaction(() => {
-      const phases = searchPhases(query, (term) => this.#sql(COMMON_PROBE_SQL).get(term) !== undefined);
+      const phases = planFtsSearch(query, (term) => this.#sql(COMMON_PROBE_SQL).get(term) !== undefined);
       const hits: NoteSearchHit[] = [];
       for (const phase of phases) {
         if (hits.length >= limit) break;
@@ -310,7 +287,7 @@ export class SqliteNotesStore implements NotesStore {
    * numbers bind. A newest-first page is a run of consecutive matches, so one range query reads
    * it and expands prefix terms once, not once per hit.
    */
-  #hits(phase: SearchPhase, ids: readonly number[]): NoteSearchHit[] {
+  #hits(phase: FtsSearchPhase, ids: readonly number[]): NoteSearchHit[] {
     if (ids.length === 0) return [];
     const rows = phase.ranked
       ? ids.map((id) => this.#sql(HIT_SQL).get(phase.match, BigInt(id)) as NoteSearchHit & { id: number })

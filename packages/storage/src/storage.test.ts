@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { isToolError } from "@toolshed/errors";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import { escapeLike, toFtsQuery } from "./fts.js";
+import { escapeLike, planFtsSearch, toFtsQuery } from "./fts.js";
 import { fingerprint, IDEMPOTENCY_TABLE_SQL, runIdempotent } from "./idempotency.js";
 import { MigrationError, runMigrations } from "./migrate.js";
 import { openSqlite, type SqliteDatabase, StorageOpenError } from "./sqlite.js";
@@ -184,5 +184,25 @@ describe("runIdempotent", () => {
   it("fingerprints ignore key order and undefined values", () => {
     expect(fingerprint({ a: 1, b: [1, { c: 2, d: undefined }] })).toBe(fingerprint({ b: [1, { c: 2 }], a: 1 }));
     expect(fingerprint({ a: 1 })).not.toBe(fingerprint({ a: "1" }));
+  });
+});
+
+describe("planFtsSearch", () => {
+  it("searches whole words first, then word starts, ranked while no term is common", () => {
+    expect(planFtsSearch("panc syrup", () => false)).toEqual([
+      { match: '"panc" "syrup"', ranked: true },
+      { match: '("panc"* "syrup"*) NOT ("panc" "syrup")', ranked: true },
+    ]);
+  });
+
+  it("answers newest first with a common word, and does not expand it", () => {
+    expect(planFtsSearch("meeting notes", (term) => term === '"meeting"')).toEqual([
+      { match: '"meeting" "notes"', ranked: false },
+      { match: '("meeting" "notes"*) NOT ("meeting" "notes")', ranked: false },
+    ]);
+  });
+
+  it("has nothing to do without a word", () => {
+    expect(planFtsSearch("*** 🎉", () => false)).toEqual([]);
   });
 });

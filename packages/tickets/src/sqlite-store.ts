@@ -2,7 +2,9 @@ import { InvalidArgumentsError } from "@toolshed/errors";
 import {
   decodeCursor,
   encodeCursor,
+  type FtsSearchPhase,
   openSqlite,
+  planFtsSearch,
   runIdempotent,
   runMigrations,
   type SqliteDatabase,
@@ -61,31 +63,6 @@ const HIT_SELECT = `SELECT t.num, t.title, t.status, t.priority, t.updated_at,
 const HIT_SQL = `${HIT_SELECT} WHERE tickets_fts MATCH ? AND tickets_fts.rowid = ?`;
 const HITS_BETWEEN_SQL = `${HIT_SELECT} WHERE tickets_fts MATCH ? AND tickets_fts.rowid BETWEEN ? AND ?`;
 
-interface SearchPhase {
-  match: string;
-  ranked: boolean;
-}
-
-/**
- * How to answer a search: first tickets that have every word as a whole word, then tickets that
- * have them only as word starts ("pass" finds "password"). A phase is ranked by bm25 when none of
- * its terms is common, and newest first otherwise.
- */
-function searchPhases(text: string, isCommon: (term: string) => boolean): SearchPhase[] {
-  const words = [...new Set(text.normalize("NFKC").match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 16);
-  if (words.length === 0) return [];
-  const exact = words.map((w) => `"${w}"`);
-  const common = exact.map(isCommon);
-  const anyCommon = common.includes(true);
-  const phases = [{ match: exact.join(" "), ranked: !anyCommon }];
-  if (common.includes(false)) {
-    const starts = words.map((w, i) => (common[i] ? exact[i] : `"${w}"*`));
-    const broadStart = words.some((w, i) => !common[i] && isCommon(`"${w}"*`));
-    phases.push({ match: `(${starts.join(" ")}) NOT (${exact.join(" ")})`, ranked: !anyCommon && !broadStart });
-  }
-  return phases;
-}
-
 function clamp(value: number, max: number): number {
   return Math.min(max, Math.max(1, Math.floor(Number.isFinite(value) ? value : max)));
 }
@@ -131,7 +108,7 @@ export class SqliteTicketsStore implements TicketsStore {
     const filtered = query.status !== "any";
     // One read transaction: the plan, the ranked ids and the page are one snapshot.
     return this.#db.transaction(() => {
-      const phases = searchPhases(query.text, (term) => this.#isCommon(term));
+      const phases = planFtsSearch(query.text, (term) => this.#isCommon(term));
       const hits: TicketSearchHit[] = [];
       for (const phase of phases) {
         if (hits.length >= limit) break;
@@ -365,7 +342,7 @@ export class SqliteTicketsStore implements TicketsStore {
    * JS numbers bind. A newest-first page is a run of consecutive matches (of that status), so one
    * range query reads it and expands prefix terms once, not once per hit.
    */
-  #hits(phase: SearchPhase, nums: readonly number[]): TicketSearchHit[] {
+  #hits(phase: FtsSearchPhase, nums: readonly number[]): TicketSearchHit[] {
     if (nums.length === 0) return [];
     type HitRow = SummaryRow & { snippet: string };
     const rows = phase.ranked
