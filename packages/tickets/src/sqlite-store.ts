@@ -9,6 +9,7 @@ import {
   runMigrations,
   type SqliteDatabase,
 } from "@toolshed/storage";
+import { commentsCursorPosition } from "./comments-cursor.js";
 import { meaningfulWords, sharedWordsQuery } from "./fts-terms.js";
 import { TICKETS_MIGRATIONS } from "./migrations.js";
 import {
@@ -359,20 +360,4 @@ export class SqliteTicketsStore implements TicketsStore {
   #isCommon(term: string): boolean {
     return this.#sql(COMMON_PROBE_SQL).get(term) !== undefined;
   }
-}
-
-function commentsCursorPosition(cursor: string, id: string, num: number): number {
-  const invalid = (why: string) =>
-    new InvalidArgumentsError(
-      `comments_cursor ${why}; pass next_comments_cursor from the previous get_ticket call for ${id} unchanged, or omit it for the latest comments`,
-      [{ path: "comments_cursor", message: `must be next_comments_cursor from get_ticket for ${id}` }],
-    );
-  let position: Record<"t" | "c", string | number>;
-  try {
-    position = decodeCursor(cursor, { t: "number", c: "number" });
-  } catch {
-    throw invalid("is not valid");
-  }
-  if (position.t !== num) throw invalid("belongs to another ticket");
-  return Number(position.c);
 }

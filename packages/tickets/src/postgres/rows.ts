@@ -1,5 +1,6 @@
 import { InvalidArgumentsError } from "@toolshed/errors";
 import { decodeCursor } from "@toolshed/storage";
+import { isInt4 } from "../comments-cursor.js";
 import type { AddedComment, CreatedTicket, Ticket, TicketComment, TicketSummary } from "../store.js";
 import { formatTicketId } from "../ticket-id.js";
 
@@ -79,29 +80,8 @@ export function canonicalAdded(result: AddedComment): AddedComment {
   };
 }
 
-const INT4_MAX = 2 ** 31 - 1;
 // What toISOString writes; anything else in a cursor was not made by this store.
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const isInt4 = (n: number) => Number.isInteger(n) && n >= 0 && n <= INT4_MAX;
-
-/** The comment id a comments cursor points before; errors read as the SQLite store's do. */
-export function commentsCursorPosition(cursor: string, id: string, num: number): number {
-  const invalid = (why: string) =>
-    new InvalidArgumentsError(
-      `comments_cursor ${why}; pass next_comments_cursor from the previous get_ticket call for ${id} unchanged, or omit it for the latest comments`,
-      [{ path: "comments_cursor", message: `must be next_comments_cursor from get_ticket for ${id}` }],
-    );
-  let position: Record<"t" | "c", string | number>;
-  try {
-    position = decodeCursor(cursor, { t: "number", c: "number" });
-  } catch {
-    throw invalid("is not valid");
-  }
-  if (position.t !== num) throw invalid("belongs to another ticket");
-  // PostgreSQL would reject a non-integer parameter with an internal error; it is a bad cursor.
-  if (!isInt4(Number(position.c))) throw invalid("is not valid");
-  return Number(position.c);
-}
 
 /** The position a listing cursor points after, checked to be one this store could have made. */
 export function listCursorPosition(cursor: string, status: string): { u: string; n: number } {

@@ -10,6 +10,7 @@ import {
   toPgTsQuery,
   withPgTransaction,
 } from "@toolshed/storage/postgres";
+import { commentsCursorPosition } from "../comments-cursor.js";
 import {
   type AddedComment,
   type CreatedTicket,
@@ -31,7 +32,6 @@ import {
   type CommentRow,
   canonicalAdded,
   canonicalCreated,
-  commentsCursorPosition,
   listCursorPosition,
   SUMMARY_COLUMNS,
   type SummaryRow,
