@@ -47,8 +47,10 @@ const now = () => Math.floor(Date.now() / 1000);
 
 interface AuthAttack {
   name: string;
-  /** The Authorization header to send; undefined sends none. */
-  authorization: () => Promise<string | undefined>;
+  /** The Authorization header to send (a list sends it once per value); undefined sends none. */
+  authorization: () => Promise<string | string[] | undefined>;
+  /** More headers (the raw form a list of values needs has no Host of its own). */
+  headers?: () => Record<string, string>;
   status: number;
   message: string;
   /** The exact WWW-Authenticate header. */
@@ -80,6 +82,13 @@ const authAttacks: AuthAttack[] = [
   {
     name: "Bearer with two tokens",
     authorization: async () => `Bearer ${READ} ${WRITE}`,
+    ...rejected("Unauthorized: use the Bearer scheme, Authorization: Bearer <token>"),
+  },
+  {
+    // node:http would keep only the first; both must count, as a proxy may pick either.
+    name: "two Authorization headers, the right token first",
+    authorization: async () => [`Bearer ${WRITE}`, `Bearer ${"f".repeat(40)}`],
+    headers: () => ({ host: `127.0.0.1:${server.port}` }),
     ...rejected("Unauthorized: use the Bearer scheme, Authorization: Bearer <token>"),
   },
   { name: "a wrong static token", authorization: async () => `Bearer ${"f".repeat(40)}`, ...rejected(NOT_VALID) },
@@ -165,14 +174,14 @@ const authAttacks: AuthAttack[] = [
 describe("forged, stolen and broken credentials", () => {
   it.each(authAttacks)("$name: $status with the documented answer", async (attack) => {
     const authorization = await attack.authorization();
-    if (authorization) sentTokens.push(authorization.replace(/^\S+\s+/, ""));
+    for (const value of [authorization ?? []].flat()) sentTokens.push(value.replace(/^\S+\s+/, ""));
     // Each forged request is also a tools/call that would write: nothing may get through.
     const res = await whileAttacking(
       () =>
         post(
           server.url,
           toolCall("create_note", { title: `forged ${attack.name}`, body: "x" }),
-          authorization ? { authorization } : {},
+          { ...attack.headers?.(), ...(authorization ? { authorization } : {}) },
         ),
       () => legitimateCall(server.url, WRITE),
     );

@@ -21,7 +21,8 @@ interface OriginCase {
   name: string;
   path?: string;
   method?: string;
-  headers: (port: number) => Record<string, string>;
+  /** A list sends the header once per value. */
+  headers: (port: number) => Record<string, string | string[]>;
   status: number;
   /** The JSON-RPC error message of a 403; undefined for an accepted request. */
   message?: (port: number) => string;
@@ -33,6 +34,13 @@ const cases: OriginCase[] = [
     headers: (p) => ({ host: `evil.example:${p}`, origin: `http://evil.example:${p}` }),
     status: 403,
     message: (p) => `Invalid Host header: evil.example:${p}`,
+  },
+  {
+    // node:http would keep only the first; both must count, as a proxy may route on either.
+    name: "a second Host header naming the attacker",
+    headers: (p) => ({ host: [`127.0.0.1:${p}`, `evil.example:${p}`] }),
+    status: 403,
+    message: (p) => `Invalid Host header: 127.0.0.1:${p}, evil.example:${p}`,
   },
   {
     name: "a foreign Host without a port",

@@ -1,6 +1,5 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { getRequestListener } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createHttpApp } from "@toolshed/http-server";
@@ -17,7 +16,7 @@ const http = createHttpApp({
 });
 
 // Your own Node server (or mount http.app in your Hono app, or serve http.fetch anywhere).
-const server = createServer(getRequestListener(http.fetch));
+const server = createServer(http.nodeListener);
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
 

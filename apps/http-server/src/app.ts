@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { CancelledError, newErrorRef } from "@toolshed/errors";
 import type { Logger, Pack, TextFormat } from "@toolshed/schema";
 import { createLogger, createServer, type ToolshedServer } from "@toolshed/server";
@@ -7,7 +8,8 @@ import { createDispatcher } from "./dispatcher.js";
 import { checkAuthConfigured, checkHostAndOrigin, resolveOriginPolicy } from "./guards.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
 import { InFlight } from "./in-flight.js";
-import { mcpRoute } from "./mcp-route.js";
+import { type McpRouteOptions, mcpRoute } from "./mcp-route.js";
+import { createNodeListener } from "./node-listener.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
 import { requestAwareLogger } from "./request-context.js";
 import { requestLog } from "./request-log.js";
@@ -67,6 +69,11 @@ export interface HttpApp {
   /** The Hono app: mount it, or serve `app.fetch` with @hono/node-server. */
   app: Hono;
   fetch(request: Request, env?: unknown): Promise<Response>;
+  /**
+   * The app as a node:http request listener (`http.createServer(app.nodeListener)`). Stateless
+   * POSTs to the MCP path are answered on node:http directly, the rest through `app`.
+   */
+  nodeListener(request: IncomingMessage, response: ServerResponse): void;
   server: ToolshedServer;
   /** Requests being answered now. */
   readonly inFlight: number;
@@ -128,7 +135,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
   });
   const publicUrl = options.publicUrl?.replace(/\/+$/, "");
-  const baseUrl = (c: Context) => publicUrl ?? new URL(c.req.url).origin;
+  const baseUrl = (url: string) => publicUrl ?? new URL(url).origin;
   let closing: Promise<void> | undefined;
 
   const app = new Hono();
@@ -146,28 +153,26 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   if (auth) {
     const metadata = (c: Context) => {
-      const foreign = checkHostAndOrigin(c.req.raw, policy);
+      const foreign = checkHostAndOrigin(c.req.raw.headers, policy, c.req.url);
       if (foreign) return foreign;
-      return jsonResponse(200, resourceMetadata(baseUrl(c), path, name, options.jwt?.issuer));
+      return jsonResponse(200, resourceMetadata(baseUrl(c.req.url), path, name, options.jwt?.issuer));
     };
     app.get(RESOURCE_METADATA_PATH, metadata);
     app.get(`${RESOURCE_METADATA_PATH}${path}`, metadata);
   }
-  app.all(
-    path,
-    mcpRoute({
-      policy,
-      auth,
-      limiter: options.rateLimiter ?? createRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT),
-      dispatch,
-      sessions,
-      inFlight,
-      maxBodyBytes,
-      baseUrl,
-      isClosing: () => closing !== undefined,
-      logger,
-    }),
-  );
+  const route: McpRouteOptions = {
+    policy,
+    auth,
+    limiter: options.rateLimiter ?? createRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT),
+    dispatch,
+    sessions,
+    inFlight,
+    maxBodyBytes,
+    baseUrl,
+    isClosing: () => closing !== undefined,
+    logger,
+  };
+  app.all(path, mcpRoute(route));
   app.notFound(() => jsonRpcErrorResponse(404, HttpErrorCode.Transport, `Not Found: the MCP endpoint is ${path}`));
   app.onError((error) => {
     const ref = newErrorRef();
@@ -189,9 +194,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (ownsServer) await server.close();
   };
 
+  const fetch = (request: Request, env?: unknown) => Promise.resolve(app.fetch(request, env));
   return {
     app,
-    fetch: (request, env) => Promise.resolve(app.fetch(request, env)),
+    fetch,
+    nodeListener: createNodeListener({ path, route, requestLogger: baseLogger, fetch }),
     server,
     get inFlight() {
       return inFlight.count;

@@ -1,5 +1,4 @@
 import {
-  isJSONRPCRequest,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type JSONRPCNotification,
@@ -9,8 +8,9 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { newErrorRef, ToolError } from "@toolshed/errors";
-import type { AuthInfo, RequestContext, ToolContext } from "@toolshed/schema";
+import type { AuthInfo, Logger, RequestContext, ToolContext } from "@toolshed/schema";
 import {
+  type CancelSignal,
   checkLogLevel,
   completionParams,
   JsonRpcCode,
@@ -22,7 +22,7 @@ import {
   requireString,
 } from "@toolshed/server";
 
-import { currentRequest } from "./request-context.js";
+import { currentRequest, type RequestRecord, recordingLogger } from "./request-context.js";
 
 export interface ServerInfo {
   name: string;
@@ -36,11 +36,22 @@ export interface CallContext {
   authInfo?: AuthInfo;
   /** Aborted when the client goes away or the server gives up on the call. */
   signal: AbortSignal;
+  /** The same cancellation in a cheaper form, which tool calls listen to instead when given. */
+  cancel?: CancelSignal;
   /** Streams a notification to the client; absent when the answer is plain JSON. */
   notify?: (notification: JSONRPCNotification) => void;
+  /**
+   * The HTTP request's record, for its log line (otherwise the one `runInRequest` set, if any);
+   * the calls then log with the request's id.
+   */
+  record?: RequestRecord;
 }
 
 export type Answer = JSONRPCResultResponse | JSONRPCErrorResponse;
+
+interface CallLogContext extends CallContext {
+  logger: Logger;
+}
 
 /**
  * The SDK binding's capabilities, less resource subscriptions: without a session there is no
@@ -54,6 +65,14 @@ export function capabilitiesOf(runtime: Runtime): ServerCapabilities {
   return capabilities;
 }
 
+const cannot = (what: string) => async (): Promise<never> => {
+  throw new ToolError(`this server runs without sessions, so the tool cannot ${what}`, {
+    code: "failed_precondition",
+  });
+};
+const cannotSample = cannot("ask the client's model (sampling)");
+const cannotElicit = cannot("ask the user (elicitation)");
+
 const methodNotFound = () => new JsonRpcError(JsonRpcCode.MethodNotFound, "Method not found");
 
 /**
@@ -66,23 +85,21 @@ export function createDispatcher(runtime: Runtime, info: ServerInfo) {
   if (info.title !== undefined) serverInfo.title = info.title;
   const logger = runtime.logger;
 
-  const baseContext = (ctx: CallContext, id: string | number): RequestContext => {
-    const base: RequestContext = { signal: ctx.signal, requestId: id, logger };
+  const baseContext = (ctx: CallLogContext, id: string | number): RequestContext => {
+    const base: RequestContext = { signal: ctx.signal, requestId: id, logger: ctx.logger };
     if (ctx.authInfo) base.authInfo = ctx.authInfo;
     return base;
   };
 
-  const toolContext = (ctx: CallContext, id: string | number, params: Params, toolName: string) => {
+  const toolContext = (ctx: CallLogContext, id: string | number, params: Params, toolName: string) => {
     const meta = optionalObject("tools/call", params, "_meta");
     const token = meta?.progressToken;
     const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
-    const cannot = (what: string) => async (): Promise<never> => {
-      throw new ToolError(`this server runs without sessions, so the tool cannot ${what}`, {
-        code: "failed_precondition",
-      });
-    };
+    // No signal here: the runtime gives each call its own, so `ctx.signal` is not read (and not made).
     const tool: Omit<ToolContext, "signal" | "toolName"> = {
-      ...baseContext(ctx, id),
+      requestId: id,
+      logger: ctx.logger,
+      ...(ctx.authInfo ? { authInfo: ctx.authInfo } : {}),
       progress: async (progress, total, message) => {
         if (progressToken === undefined || !ctx.notify) return;
         const p: Params = { progressToken, progress };
@@ -93,13 +110,13 @@ export function createDispatcher(runtime: Runtime, info: ServerInfo) {
       log: async (level, data) => {
         ctx.notify?.({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger: toolName, data } });
       },
-      createMessage: cannot("ask the client's model (sampling)"),
-      elicitInput: cannot("ask the user (elicitation)"),
+      createMessage: cannotSample,
+      elicitInput: cannotElicit,
     };
     return tool;
   };
 
-  async function handle(method: string, raw: unknown, ctx: CallContext, id: string | number): Promise<unknown> {
+  async function handle(method: string, raw: unknown, ctx: CallLogContext, id: string | number): Promise<unknown> {
     const params = paramsOf(method, raw);
     switch (method) {
       case "initialize": {
@@ -124,9 +141,9 @@ export function createDispatcher(runtime: Runtime, info: ServerInfo) {
       case "tools/call": {
         const name = requireString("tools/call", params, "name", "the tool name (a non-empty string)");
         const args = optionalObject("tools/call", params, "arguments") ?? {};
-        currentRequest()?.tools.push(name);
+        ctx.record?.tools.push(name);
         const view = runtime.viewFor(ctx.authInfo);
-        return runtime.callTool(name, args, view, toolContext(ctx, id, params, name), ctx.signal);
+        return runtime.callTool(name, args, view, toolContext(ctx, id, params, name), ctx.cancel ?? ctx.signal);
       }
       case "logging/setLevel":
         // Accepted for clients that always send it; a stateless server keeps no level between requests.
@@ -161,10 +178,15 @@ export function createDispatcher(runtime: Runtime, info: ServerInfo) {
     }
   }
 
-  return async function dispatch(message: JSONRPCMessage, ctx: CallContext): Promise<Answer | undefined> {
-    if (!isJSONRPCRequest(message)) return undefined;
+  return async function dispatch(message: JSONRPCMessage, callContext: CallContext): Promise<Answer | undefined> {
+    if (!("method" in message && "id" in message)) return undefined;
     const { id, method } = message;
-    currentRequest()?.rpc.push(method);
+    const record = callContext.record ?? currentRequest();
+    record?.rpc.push(method);
+    // Inherits from the caller's context rather than copying it: copying would read (and make) its signal.
+    const ctx: CallLogContext = Object.create(callContext);
+    ctx.record = record;
+    ctx.logger = callContext.record ? recordingLogger(logger, () => record) : logger;
     try {
       const result = (await handle(method, message.params, ctx, id)) as JSONRPCResultResponse["result"];
       return { jsonrpc: "2.0", id, result };
@@ -175,7 +197,7 @@ export function createDispatcher(runtime: Runtime, info: ServerInfo) {
         return { jsonrpc: "2.0", id, error: err };
       }
       const ref = newErrorRef();
-      logger.error({ ref, method, err: error }, `Internal error answering ${method}`);
+      ctx.logger.error({ ref, method, err: error }, `Internal error answering ${method}`);
       return { jsonrpc: "2.0", id, error: { code: JsonRpcCode.InternalError, message: `Internal error (ref ${ref})` } };
     }
   };

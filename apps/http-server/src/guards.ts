@@ -1,4 +1,5 @@
 import { HttpConfigError, HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
+import type { HeaderReader } from "./wire.js";
 
 /** Which Host and Origin headers a request may carry; `undefined` means any (no check). */
 export interface OriginPolicy {
@@ -54,11 +55,21 @@ function hostOf(url: string): string | null {
   }
 }
 
+// Per allow list: every entry (matched exactly) and the entries without a port (matching that
+// name on any port). Built once per list, not per request.
+const hostSets = new WeakMap<readonly string[], { exact: Set<string>; anyPort: Set<string> }>();
+
 function hostMatches(header: string, allowed: readonly string[]): boolean {
+  let sets = hostSets.get(allowed);
+  if (!sets) {
+    const withPort = /(^\[.*\]:\d+$)|(^[^[\]]*:\d+$)/;
+    sets = { exact: new Set(allowed), anyPort: new Set(allowed.filter((entry) => !withPort.test(entry))) };
+    hostSets.set(allowed, sets);
+  }
   const host = header.toLowerCase();
+  if (sets.exact.has(host)) return true;
   const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
-  // An entry with a port must match exactly; one without matches that name on any port.
-  return allowed.some((entry) => entry === host || (!/(^\[.*\]:\d+$)|(^[^[\]]*:\d+$)/.test(entry) && entry === name));
+  return name !== undefined && sets.anyPort.has(name);
 }
 
 function originMatches(origin: string, allowed: readonly string[]): boolean {
@@ -70,11 +81,10 @@ function originMatches(origin: string, allowed: readonly string[]): boolean {
 }
 
 /** 403 with a JSON-RPC error body for a foreign Host or Origin, as the SDK's transport answers. */
-export function checkHostAndOrigin(request: Request, policy: OriginPolicy): Response | undefined {
-  const headers = request.headers;
+export function checkHostAndOrigin(headers: HeaderReader, policy: OriginPolicy, url?: string): Response | undefined {
   if (policy.allowedHosts) {
     // A Request built in code (app.fetch without a server) has its host only in the URL.
-    const host = headers.get("host") ?? hostOf(request.url);
+    const host = headers.get("host") ?? (url === undefined ? null : hostOf(url));
     if (!host || !hostMatches(host, policy.allowedHosts)) {
       return jsonRpcErrorResponse(403, HttpErrorCode.Transport, `Invalid Host header: ${host}`);
     }

@@ -1,26 +1,36 @@
-/** Counts requests being served, so a shutdown can wait for them and then cut the rest. */
+/** What a shutdown can abort: an AbortController, or a request's Cancellation. */
+export interface Abortable {
+  abort(reason: unknown): void;
+}
+
+/** Counts requests being served, so a shutdown can wait for them and then cancel the rest. */
 export class InFlight {
   #count = 0;
   #waiters = new Set<() => void>();
-  readonly #abort = new AbortController();
+  readonly #controllers = new Set<Abortable>();
+  #stopReason: unknown;
+  #stopped = false;
 
   get count(): number {
     return this.#count;
   }
 
-  /** Aborted when the server stops waiting for in-flight calls. */
-  get signal(): AbortSignal {
-    return this.#abort.signal;
-  }
-
-  /** Marks one request as started; the returned function ends it (calling it twice is harmless). */
-  begin(): () => void {
+  /**
+   * Marks one request as started; the returned function ends it (calling it twice is harmless).
+   * `controller` is aborted if the server stops waiting before the request ends.
+   */
+  begin(controller?: Abortable): () => void {
     this.#count++;
+    if (controller) {
+      if (this.#stopped) controller.abort(this.#stopReason);
+      else this.#controllers.add(controller);
+    }
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
       this.#count--;
+      if (controller) this.#controllers.delete(controller);
       if (this.#count === 0) for (const wake of [...this.#waiters]) wake();
     };
   }
@@ -42,7 +52,10 @@ export class InFlight {
     });
   }
 
+  /** Aborts every request in flight, and any that begins later, with `reason`. */
   abortAll(reason: unknown): void {
-    this.#abort.abort(reason);
+    this.#stopped = true;
+    this.#stopReason = reason;
+    for (const controller of [...this.#controllers]) controller.abort(reason);
   }
 }

@@ -2,19 +2,20 @@ import type { AuthInfo, Logger } from "@toolshed/schema";
 import type { Context } from "hono";
 import type { Authenticator } from "./auth.js";
 import { whenBodyDone } from "./body-done.js";
+import { Cancellation } from "./cancellation.js";
 import type { Dispatch } from "./dispatcher.js";
 import type { OriginPolicy } from "./guards.js";
 import { checkHostAndOrigin } from "./guards.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import type { InFlight } from "./in-flight.js";
 import type { RateLimiter } from "./rate-limit.js";
-import { currentRequest } from "./request-context.js";
-import { clientAddress } from "./request-log.js";
+import { type RequestRecord, runInRequest } from "./request-context.js";
+import { clientAddress, recordOf } from "./request-log.js";
 import type { Sessions } from "./sessions.js";
 import { handleStatelessPost } from "./stateless.js";
 import { SCOPES } from "./tokens.js";
 import { wwwAuthenticate } from "./well-known.js";
-import { methodNotAllowed } from "./wire.js";
+import { type HeaderReader, methodNotAllowed } from "./wire.js";
 
 export interface McpRouteOptions {
   policy: OriginPolicy;
@@ -24,85 +25,126 @@ export interface McpRouteOptions {
   sessions: Sessions | undefined;
   inFlight: InFlight;
   maxBodyBytes: number;
-  baseUrl: (c: Context) => string;
+  /** Public base URL for WWW-Authenticate, from the configured one or the request's URL. */
+  baseUrl: (requestUrl: string) => string;
   isClosing: () => boolean;
   logger: Logger;
 }
 
+/** What the checks in front of /mcp read from a request, whether it came as a Fetch Request or on node:http. */
+export interface McpRequestHead {
+  headers: HeaderReader;
+  /** The query string without its "?"; empty when there is none. */
+  query: string;
+  /** The absolute request URL. */
+  url: string;
+  address: string | undefined;
+  /** The request's log record (its token label is filled in). */
+  record?: RequestRecord;
+}
+
+export type Admission = { ok: true; authInfo?: AuthInfo; owner?: string } | { ok: false; response: Response };
+
 // Names a token could hide under in a URL; URLs end up in logs, proxies and browser history.
 const QUERY_TOKEN_NAMES = ["access_token", "token", "bearer", "api_key"];
 
-/** The checks in front of /mcp, cheapest first, then the stateless or sessions handler. */
-export function mcpRoute(o: McpRouteOptions) {
-  const tooMany = (retryAfterSeconds: number) =>
-    jsonRpcErrorResponse(
-      429,
-      HttpErrorCode.Transport,
-      `Too Many Requests: rate limit exceeded; retry after ${retryAfterSeconds} s`,
-      { "Retry-After": String(retryAfterSeconds) },
-    );
+const tooMany = (retryAfterSeconds: number) =>
+  jsonRpcErrorResponse(
+    429,
+    HttpErrorCode.Transport,
+    `Too Many Requests: rate limit exceeded; retry after ${retryAfterSeconds} s`,
+    { "Retry-After": String(retryAfterSeconds) },
+  );
 
-  return async (c: Context): Promise<Response> => {
-    const request = c.req.raw;
-    if (o.isClosing()) {
-      return jsonRpcErrorResponse(503, HttpErrorCode.Transport, "Service Unavailable: the server is shutting down", {
-        "Retry-After": "5",
-        Connection: "close",
-      });
-    }
-    const foreign = checkHostAndOrigin(request, o.policy);
-    if (foreign) return foreign;
-    const params = new URL(request.url).searchParams;
+/** The checks in front of /mcp, cheapest first: shutdown, Host and Origin, tokens in the URL, auth, rate limit. */
+export async function admit(head: McpRequestHead, o: McpRouteOptions): Promise<Admission> {
+  if (o.isClosing()) {
+    const response = jsonRpcErrorResponse(
+      503,
+      HttpErrorCode.Transport,
+      "Service Unavailable: the server is shutting down",
+      { "Retry-After": "5", Connection: "close" },
+    );
+    return { ok: false, response };
+  }
+  const foreign = checkHostAndOrigin(head.headers, o.policy, head.url);
+  if (foreign) return { ok: false, response: foreign };
+  if (head.query !== "") {
+    const params = new URLSearchParams(head.query);
     const inQuery = QUERY_TOKEN_NAMES.find((name) => params.has(name));
     if (inQuery) {
       const description = `Bad Request: tokens are not accepted in the URL (found "${inQuery}"); send the header Authorization: Bearer <token>`;
-      return jsonRpcErrorResponse(400, HttpErrorCode.Transport, description, {
-        "WWW-Authenticate": wwwAuthenticate(o.baseUrl(c), "invalid_request", description),
+      const response = jsonRpcErrorResponse(400, HttpErrorCode.Transport, description, {
+        "WWW-Authenticate": wwwAuthenticate(o.baseUrl(head.url), "invalid_request", description),
       });
+      return { ok: false, response };
     }
-    const address = clientAddress(c.env) ?? "unknown";
-    let authInfo: AuthInfo | undefined;
-    let owner: string | undefined;
-    let ownLimit: number | undefined;
-    if (o.auth) {
-      const outcome = await o.auth.authenticate(request.headers.get("authorization"));
-      if (!outcome.ok) {
-        // Failed attempts count against the address, so guessing tokens is rate limited too.
-        const limited = await o.limiter?.take(`addr:${address}`);
-        if (limited && !limited.ok) return tooMany(limited.retryAfterSeconds);
-        const headers: Record<string, string> = {};
-        if (outcome.status !== 503) {
-          const scope = outcome.error === "insufficient_scope" ? SCOPES.join(" ") : undefined;
-          headers["WWW-Authenticate"] = wwwAuthenticate(o.baseUrl(c), outcome.error, outcome.description, scope);
-        } else headers["Retry-After"] = "30";
-        return jsonRpcErrorResponse(outcome.status, HttpErrorCode.Transport, outcome.description, headers);
-      }
-      authInfo = outcome.authInfo;
-      owner = outcome.label;
-      ownLimit = outcome.rateLimit;
-      const record = currentRequest();
-      if (record) record.tokenId = outcome.label;
+  }
+  const address = head.address ?? "unknown";
+  let admitted: Admission = { ok: true };
+  let ownLimit: number | undefined;
+  if (o.auth) {
+    const outcome = await o.auth.authenticate(head.headers.get("authorization"));
+    if (!outcome.ok) {
+      // Failed attempts count against the address, so guessing tokens is rate limited too.
+      const limited = await o.limiter?.take(`addr:${address}`);
+      if (limited && !limited.ok) return { ok: false, response: tooMany(limited.retryAfterSeconds) };
+      const headers: Record<string, string> = {};
+      if (outcome.status !== 503) {
+        const scope = outcome.error === "insufficient_scope" ? SCOPES.join(" ") : undefined;
+        headers["WWW-Authenticate"] = wwwAuthenticate(o.baseUrl(head.url), outcome.error, outcome.description, scope);
+      } else headers["Retry-After"] = "30";
+      const response = jsonRpcErrorResponse(outcome.status, HttpErrorCode.Transport, outcome.description, headers);
+      return { ok: false, response };
     }
-    const limited = await o.limiter?.take(owner ? `token:${owner}` : `addr:${address}`, ownLimit);
-    if (limited && !limited.ok) return tooMany(limited.retryAfterSeconds);
+    admitted = { ok: true, authInfo: outcome.authInfo, owner: outcome.label };
+    ownLimit = outcome.rateLimit;
+    if (head.record) head.record.tokenId = outcome.label;
+  }
+  const limited = await o.limiter?.take(admitted.owner ? `token:${admitted.owner}` : `addr:${address}`, ownLimit);
+  if (limited && !limited.ok) return { ok: false, response: tooMany(limited.retryAfterSeconds) };
+  return admitted;
+}
+
+/** /mcp on the Hono app: the checks, then the stateless or sessions handler. */
+export function mcpRoute(o: McpRouteOptions) {
+  return async (c: Context): Promise<Response> => {
+    const request = c.req.raw;
+    const record = recordOf(c);
+    const queryAt = request.url.indexOf("?");
+    const admitted = await admit(
+      {
+        headers: request.headers,
+        query: queryAt < 0 ? "" : request.url.slice(queryAt + 1),
+        url: request.url,
+        address: clientAddress(c.env),
+        ...(record ? { record } : {}),
+      },
+      o,
+    );
+    if (!admitted.ok) return admitted.response;
+    const { authInfo, owner } = admitted;
 
     if (o.sessions) {
       // Open GET streams are not waited for at shutdown; POST and DELETE are.
       const end = request.method === "GET" ? () => {} : o.inFlight.begin();
       try {
-        return whenBodyDone(await o.sessions.handle(request, authInfo, owner), end);
+        // The SDK transport sits between here and the calls: the record travels in the async context.
+        const { sessions } = o;
+        const handle = () => sessions.handle(request, authInfo, owner);
+        return whenBodyDone(await (record ? runInRequest(record, handle) : handle()), end);
       } catch (error) {
         end();
         throw error;
       }
     }
     if (request.method !== "POST") return methodNotAllowed("POST");
-    const end = o.inFlight.begin();
+    const cancel = new Cancellation();
+    const end = o.inFlight.begin(cancel);
     try {
-      const response = await handleStatelessPost(request, authInfo, {
+      const response = await handleStatelessPost(request, authInfo, cancel, record, {
         dispatch: o.dispatch,
         maxBodyBytes: o.maxBodyBytes,
-        stopSignal: o.inFlight.signal,
       });
       return whenBodyDone(response, end);
     } catch (error) {

@@ -23,13 +23,12 @@ export function currentRequest(): RequestRecord | undefined {
 }
 
 /**
- * The logger the runtime writes to: every line carries the HTTP request id, and the runtime's
- * per-call log ("tool call") also fills in the outcome of the request being handled. The async
- * context follows the call into the SDK transport in sessions mode too.
+ * A logger whose lines carry the request's id and whose per-call log ("tool call") also fills
+ * in the outcome of the request; `recordOf` finds the request being handled, if any.
  */
-export function requestAwareLogger(base: Logger): Logger {
+export function recordingLogger(base: Logger, recordOf: () => RequestRecord | undefined): Logger {
   const withRequest = (obj: object): object => {
-    const record = storage.getStore();
+    const record = recordOf();
     return record ? { reqId: record.id, ...obj } : obj;
   };
   return {
@@ -37,7 +36,7 @@ export function requestAwareLogger(base: Logger): Logger {
     warn: (obj, msg) => base.warn(withRequest(obj), msg),
     debug: (obj, msg) => base.debug(withRequest(obj), msg),
     info(obj, msg) {
-      const record = storage.getStore();
+      const record = recordOf();
       if (record && msg === "tool call") {
         const o = obj as { outcome?: unknown };
         if (typeof o.outcome === "string") record.outcomes.push(o.outcome);
@@ -45,4 +44,13 @@ export function requestAwareLogger(base: Logger): Logger {
       base.info(withRequest(obj), msg);
     },
   };
+}
+
+/**
+ * The runtime's logger, for requests handled inside `runInRequest` (sessions mode, where calls
+ * pass through the SDK transport). The stateless path hands its record over explicitly: the
+ * async context costs every promise of the process once it is in use.
+ */
+export function requestAwareLogger(base: Logger): Logger {
+  return recordingLogger(base, () => storage.getStore());
 }

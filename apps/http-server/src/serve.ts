@@ -1,6 +1,6 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAdaptorServer } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import { DatabaseConnectError, openPacks, PackConfigError } from "@toolshed/packs";
 import type { Logger, Pack } from "@toolshed/schema";
 import { createLogger } from "@toolshed/server";
@@ -33,7 +33,7 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-/** Opens the packs, then serves them over Streamable HTTP with @hono/node-server. */
+/** Opens the packs, then serves them over Streamable HTTP on node:http (see HttpApp.nodeListener). */
 export async function startHttpServer(options: StartHttpServerOptions = {}): Promise<RunningHttpServer> {
   const host = options.host ?? "127.0.0.1";
   const tokens = loadTokens(options.tokensFile, options.tokens);
@@ -76,20 +76,18 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
 
   let http: HttpApp | undefined;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const server = createAdaptorServer({
-    fetch: (request, env) =>
-      http
-        ? http.fetch(request, env)
-        : jsonRpcErrorResponse(503, HttpErrorCode.Transport, "Service Unavailable: starting up", {
-            "Retry-After": "1",
-          }),
-    serverOptions: {
+  const startingUp = getRequestListener(() =>
+    jsonRpcErrorResponse(503, HttpErrorCode.Transport, "Service Unavailable: starting up", { "Retry-After": "1" }),
+  );
+  const server: Server = createServer(
+    {
       requestTimeout,
       headersTimeout: Math.min(requestTimeout, 60_000),
       // Node enforces both timeouts only when it checks its connections (every 30 s by default).
       connectionsCheckingInterval: Math.max(250, Math.min(30_000, Math.floor(requestTimeout / 4))),
     },
-  }) as Server;
+    (req, res) => (http ? http.nodeListener(req, res) : void startingUp(req, res)),
+  );
   let port: number;
   try {
     port = await listen(server, options.port ?? 3000, host);

@@ -1,16 +1,12 @@
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
-import {
-  isInitializeRequest,
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@toolshed/schema";
 import { checkJsonRpcMessage, type JsonRpcErrorResponse, parseJsonRpcText } from "@toolshed/server";
-import type { Answer, Dispatch } from "./dispatcher.js";
+import type { Cancellation } from "./cancellation.js";
+import type { Answer, CallContext, Dispatch } from "./dispatcher.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
-import { linkedAbort } from "./linked-abort.js";
-import { checkPostHeaders, checkProtocolVersion, readBody } from "./wire.js";
+import type { RequestRecord } from "./request-context.js";
+import { checkPostHeaders, checkProtocolVersion, type HeaderReader, readBody } from "./wire.js";
 
 export const SSE_HEADERS = {
   "Content-Type": "text/event-stream",
@@ -24,9 +20,12 @@ const KEEP_ALIVE_MS = 15_000;
 export interface StatelessOptions {
   dispatch: Dispatch;
   maxBodyBytes: number;
-  /** Aborted when the server stops waiting for calls (shutdown deadline). */
-  stopSignal: AbortSignal;
 }
+
+// For messages that passed checkJsonRpcMessage. The SDK's type guards run a Zod parse per
+// message, a large share of a small call's cost.
+const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => "method" in m && "id" in m;
+const isInitialize = (m: JSONRPCMessage) => isRequest(m) && m.method === "initialize";
 
 /** Messages to dispatch and the error answers for those that cannot be, from one request body. */
 export type ParsedBody =
@@ -62,7 +61,7 @@ export function parseBody(text: string): ParsedBody {
     if (checked.ok) messages.push(checked.message);
     else if (checked.response) errors.push(checked.response);
   }
-  if (messages.some(isInitializeRequest) && messages.length + errors.length > 1) {
+  if (messages.some(isInitialize) && messages.length + errors.length > 1) {
     return {
       ok: false,
       response: jsonRpcErrorResponse(
@@ -80,52 +79,94 @@ function progressTokenOf(request: JSONRPCRequest): unknown {
   return meta?.progressToken;
 }
 
+/** A JSON answer not yet made a Response, so node:http can write it as it is. No `json`: an empty body. */
+export interface JsonAnswer {
+  status: number;
+  json?: string;
+}
+
+/** One stateless POST as the handler needs it, from a Fetch Request or from node:http. */
+export interface StatelessPost {
+  headers: HeaderReader;
+  readBody(maxBytes: number): Promise<{ text: string } | { response: Response }>;
+  /** Aborted when the client goes away or the server stops waiting (see InFlight.begin). */
+  cancel: Cancellation;
+  /** The request's log record. */
+  record?: RequestRecord;
+}
+
+const json = (status: number, body: unknown): JsonAnswer => ({ status, json: JSON.stringify(body) });
+
 /**
  * POST /mcp without sessions: every request is answered from the shared runtime. JSON by
  * default; SSE when a call asked for progress, so progress and log notifications arrive first.
  */
-export async function handleStatelessPost(
-  request: Request,
+export async function answerStatelessPost(
+  post: StatelessPost,
   authInfo: AuthInfo | undefined,
   options: StatelessOptions,
-): Promise<Response> {
-  const rejected = checkPostHeaders(request.headers);
+): Promise<Response | JsonAnswer> {
+  const rejected = checkPostHeaders(post.headers);
   if (rejected) return rejected;
-  const body = await readBody(request, options.maxBodyBytes);
+  const body = await post.readBody(options.maxBodyBytes);
   if ("response" in body) return body.response;
   const parsed = parseBody(body.text);
   if (!parsed.ok) return parsed.response;
   const { batch, messages, errors } = parsed;
-  if (!messages.some(isInitializeRequest)) {
-    const badVersion = checkProtocolVersion(request.headers);
+  if (!messages.some(isInitialize)) {
+    const badVersion = checkProtocolVersion(post.headers);
     if (badVersion) return badVersion;
   }
-  const requests = messages.filter(isJSONRPCRequest);
+  const requests = messages.filter(isRequest);
   if (requests.length === 0) {
     // Notifications and responses only: nothing to answer, except messages that were invalid.
-    if (errors.length === 0) return new Response(null, { status: 202 });
-    return jsonResponse(400, batch ? errors : errors[0]);
+    if (errors.length === 0) return { status: 202 };
+    return json(400, batch ? errors : errors[0]);
   }
-  const link = linkedAbort([request.signal, options.stopSignal]);
-  const ctx = { ...(authInfo ? { authInfo } : {}), signal: link.controller.signal };
+  const { cancel } = post;
+  // The AbortSignal is made only if a handler asks for it.
+  const ctx: CallContext = {
+    get signal() {
+      return cancel.signal;
+    },
+    cancel,
+  };
+  if (authInfo) ctx.authInfo = authInfo;
+  if (post.record) ctx.record = post.record;
   const stream = requests.some((r) => progressTokenOf(r) !== undefined);
   if (!stream) {
-    try {
-      const answers = await Promise.all(requests.map((m) => options.dispatch(m, ctx)));
-      const all = [...errors, ...answers.filter((a): a is Answer => a !== undefined)];
-      return jsonResponse(200, batch ? all : all[0]);
-    } finally {
-      link.dispose();
-    }
+    if (!batch && errors.length === 0) return json(200, await options.dispatch(requests[0] as JSONRPCRequest, ctx));
+    const answers = await Promise.all(requests.map((m) => options.dispatch(m, ctx)));
+    const all = [...errors, ...answers.filter((a): a is Answer => a !== undefined)];
+    return json(200, batch ? all : all[0]);
   }
-  return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, { ...ctx, notify }), link);
+  return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, { ...ctx, notify }), cancel);
+}
+
+/** answerStatelessPost for a Fetch Request, answered with a Response. */
+export async function handleStatelessPost(
+  request: Request,
+  authInfo: AuthInfo | undefined,
+  cancel: Cancellation,
+  record: RequestRecord | undefined,
+  options: StatelessOptions,
+): Promise<Response> {
+  // The request's signal lives as long as the request does, so nothing needs detaching.
+  if (request.signal.aborted) cancel.abort(request.signal.reason);
+  else request.signal.addEventListener("abort", () => cancel.abort(request.signal.reason), { once: true });
+  const post: StatelessPost = { headers: request.headers, readBody: (max) => readBody(request, max), cancel };
+  if (record) post.record = record;
+  const answer = await answerStatelessPost(post, authInfo, options);
+  if (answer instanceof Response) return answer;
+  if (answer.json === undefined) return new Response(null, { status: answer.status });
+  return new Response(answer.json, { status: answer.status, headers: { "Content-Type": "application/json" } });
 }
 
 function sseAnswer(
   requests: JSONRPCRequest[],
   errors: JsonRpcErrorResponse[],
   dispatch: (m: JSONRPCRequest, notify: (n: unknown) => void) => Promise<Answer | undefined>,
-  link: { controller: AbortController; dispose(): void },
+  calls: Cancellation,
 ): Response {
   const encoder = new TextEncoder();
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -143,7 +184,6 @@ function sseAnswer(
   keepAlive.unref();
   const finish = () => {
     clearInterval(keepAlive);
-    link.dispose();
     if (!open) return;
     open = false;
     try {
@@ -160,7 +200,7 @@ function sseAnswer(
       // The client went away: stop the calls, nobody can read their answers.
       open = false;
       clearInterval(keepAlive);
-      link.controller.abort(new Error("the client closed the stream"));
+      calls.abort(new Error("the client closed the stream"));
     },
   });
   for (const e of errors) write(e);

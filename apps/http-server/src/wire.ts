@@ -6,8 +6,14 @@ import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 // The Streamable HTTP rules the SDK's transport enforces, with its status codes and messages,
 // shared by the stateless dispatcher and the sessions mode.
 
+/** The header access the checks need: Fetch `Headers`, or node:http's headers behind `nodeHeaders`. */
+export interface HeaderReader {
+  /** The value for a lower-case name, repeated headers joined with ", "; null when absent. */
+  get(name: string): string | null;
+}
+
 /** 406 unless Accept lists both JSON and SSE; 415 unless the body is JSON. */
-export function checkPostHeaders(headers: Headers): Response | undefined {
+export function checkPostHeaders(headers: HeaderReader): Response | undefined {
   const accept = headers.get("accept");
   // Accept is a comma-separated list, so a substring check is what the SDK does too.
   if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) {
@@ -28,7 +34,7 @@ export function checkPostHeaders(headers: Headers): Response | undefined {
 }
 
 /** 400 for an MCP-Protocol-Version header this server does not speak; no header is fine. */
-export function checkProtocolVersion(headers: Headers): Response | undefined {
+export function checkProtocolVersion(headers: HeaderReader): Response | undefined {
   const version = headers.get("mcp-protocol-version");
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     return jsonRpcErrorResponse(

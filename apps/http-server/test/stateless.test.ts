@@ -385,3 +385,37 @@ describe("stateless mode on the wire", () => {
     });
   });
 });
+
+describe("a client that goes away", () => {
+  it("cancels its call: the handler's signal fires and the call is logged as cancelled", async () => {
+    const tag = `gone-${Date.now()}`;
+    const aborter = new AbortController();
+    const sent = fetch(server.url, {
+      method: "POST",
+      headers: MCP_HEADERS,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "test_slow", arguments: { ms: 60_000, tag } },
+      }),
+      signal: aborter.signal,
+    }).catch((error: unknown) => error);
+    await server.waitForLog((l) => l.tag === tag && l.msg === "test_slow started");
+    const started = Date.now();
+    aborter.abort();
+    expect(await sent).toBeInstanceOf(Error);
+    const call = await server.waitForLog(
+      (l) => l.msg === "tool call" && l.tool === "test_slow" && l.reqId !== undefined,
+      10_000,
+    );
+    expect(call.outcome).toBe("cancelled");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // The server keeps serving.
+    expect((await post(server.url, { jsonrpc: "2.0", id: 2, method: "ping" })).json).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      result: {},
+    });
+  });
+});

@@ -13,6 +13,8 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
+  /** Whether lines at `level` are written (pino has it); without it every level counts as on. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 /** What every handler (tool, resource, prompt, completion) is given about its request. */

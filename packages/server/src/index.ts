@@ -11,7 +11,7 @@ export {
   paramsOf,
   requireString,
 } from "./params.js";
-export { type CallOutcome, outcomeOf } from "./run-tool.js";
+export { type CallOutcome, type CancelSignal, outcomeOf } from "./run-tool.js";
 export { defaultIsReadOnlyRequest, type RequestView, Runtime, type RuntimeOptions } from "./runtime.js";
 export { createSdkServer, type SdkServerOptions } from "./sdk-server.js";
 export { type CreateServerOptions, createServer, type ToolshedServer } from "./server.js";

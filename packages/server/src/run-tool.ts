@@ -21,7 +21,16 @@ export interface RunToolOptions {
 /** The outcome class of a call, for logs and metrics. */
 export type CallOutcome = "ok" | "partial" | "validation" | "tool" | "internal" | "timeout" | "cancelled";
 
-const TIMED_OUT = Symbol("timed out");
+/**
+ * What a call listens to for cancellation: an AbortSignal, or something cheaper with the same
+ * shape (a transport that makes its AbortController only when a handler asks for a signal).
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
 
 /**
  * Runs a validated call: timeout and cancellation on the context's signal, tool errors and
@@ -32,50 +41,93 @@ export async function runTool(
   tool: AnyTool,
   args: unknown,
   base: Omit<ToolContext, "signal" | "toolName">,
-  clientSignal: AbortSignal | undefined,
+  clientSignal: CancelSignal | undefined,
   options: RunToolOptions,
 ): Promise<CallToolResult> {
-  const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
-  const controller = new AbortController();
-  // A transport may abort with a tool error of its own (say, a shutdown deadline); keep it.
-  const onClientAbort = () =>
-    controller.abort(
-      isToolError(clientSignal?.reason)
-        ? clientSignal.reason
-        : new CancelledError("the call was cancelled by the client"),
-    );
-  if (clientSignal?.aborted) onClientAbort();
-  else clientSignal?.addEventListener("abort", onClientAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const stopped = new Promise<typeof TIMED_OUT>((resolve) => {
-    if (timeoutMs && timeoutMs > 0) {
-      timer = setTimeout(() => {
-        controller.abort(new TimeoutError(`timed out after ${timeoutMs} ms`));
-        resolve(TIMED_OUT);
-      }, timeoutMs);
-    }
-    controller.signal.addEventListener("abort", () => resolve(TIMED_OUT), { once: true });
-  });
-  const ctx: ToolContext = { ...base, toolName: tool.name, signal: controller.signal };
+  if (clientSignal?.aborted) return abortedResult(tool.name, clientAbortReason(clientSignal));
+  const call = new Call();
+  const ctx = { ...base, toolName: tool.name } as ToolContext;
+  // The handler's signal is made only when it asks for it: most calls never do, and an
+  // AbortController costs more than a small call.
+  Object.defineProperty(ctx, "signal", { get: () => call.signal, enumerable: true });
+  let value: unknown;
   try {
-    const value = await Promise.race([Promise.resolve().then(() => tool.handler(args, ctx)), stopped]);
-    if (value === TIMED_OUT) return abortedResult(tool.name, controller.signal);
-    const shaped = shapeToolResult(tool, value, options.textFormat);
-    if (!shaped.ok) return maskInternalError(new Error(shaped.problem), tool.name, { logger: options.logger }).result;
-    return shaped.result;
+    value = tool.handler(args, ctx);
+    // A handler that answered synchronously ran to the end: nothing could have stopped it.
+    if (isPromiseLike(value)) {
+      const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
+      value = await call.race(Promise.resolve(value), clientSignal, timeoutMs && timeoutMs > 0 ? timeoutMs : 0);
+      if (value === STOPPED) return abortedResult(tool.name, call.reason);
+    }
   } catch (error) {
-    if (controller.signal.aborted && !isToolError(error) && classifyError(error)?.code === "timeout") {
-      return abortedResult(tool.name, controller.signal);
+    if (call.reason !== undefined && !isToolError(error) && classifyError(error)?.code === "timeout") {
+      return abortedResult(tool.name, call.reason);
     }
     return toToolErrorResult(error, tool.name, { logger: options.logger });
-  } finally {
-    if (timer) clearTimeout(timer);
-    clientSignal?.removeEventListener("abort", onClientAbort);
+  }
+  const shaped = shapeToolResult(tool, value, options.textFormat);
+  if (!shaped.ok) return maskInternalError(new Error(shaped.problem), tool.name, { logger: options.logger }).result;
+  return shaped.result;
+}
+
+const STOPPED = Symbol("stopped");
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+// A transport may abort with a tool error of its own (say, a shutdown deadline); keep it.
+function clientAbortReason(signal: CancelSignal): unknown {
+  return isToolError(signal.reason) ? signal.reason : new CancelledError("the call was cancelled by the client");
+}
+
+/** One running call: why it was stopped, if it was, and the signal its handler sees. */
+class Call {
+  reason: unknown;
+  #controller: AbortController | undefined;
+  #stop: ((value: typeof STOPPED) => void) | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.reason !== undefined) this.#controller.abort(this.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    // Stopped first: a handler that settles on the abort must not win the race.
+    this.#stop?.(STOPPED);
+    this.#controller?.abort(reason);
+  }
+
+  /** The handler's value, or STOPPED when the client aborts or the timeout passes first. */
+  async race(pending: Promise<unknown>, clientSignal: CancelSignal | undefined, timeoutMs: number): Promise<unknown> {
+    const stopped = new Promise<typeof STOPPED>((resolve) => {
+      this.#stop = resolve;
+    });
+    const onClientAbort = () => this.abort(clientAbortReason(clientSignal as CancelSignal));
+    clientSignal?.addEventListener("abort", onClientAbort, { once: true });
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => this.abort(new TimeoutError(`timed out after ${timeoutMs} ms`)), timeoutMs)
+        : undefined;
+    try {
+      return await Promise.race([pending, stopped]);
+    } finally {
+      if (timer) clearTimeout(timer);
+      clientSignal?.removeEventListener("abort", onClientAbort);
+    }
   }
 }
 
-function abortedResult(toolName: string, signal: AbortSignal): CallToolResult {
-  const reason = signal.reason;
+function abortedResult(toolName: string, reason: unknown): CallToolResult {
   if (isToolError(reason)) return toolErrorResult(toolName, reason);
   return toolErrorResult(toolName, new CancelledError("the call was aborted"));
 }

@@ -34,7 +34,7 @@ import {
   toPromptResult,
 } from "@toolshed/schema";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
-import { outcomeOf, runTool } from "./run-tool.js";
+import { type CancelSignal, outcomeOf, runTool } from "./run-tool.js";
 
 /** What a request may see and do. */
 export interface RequestView {
@@ -60,6 +60,8 @@ export function defaultIsReadOnlyRequest(authInfo: AuthInfo | undefined): boolea
 }
 
 const MAX_COMPLETIONS = 100;
+const READ_ONLY_VIEW: RequestView = Object.freeze({ readOnly: true });
+const FULL_VIEW: RequestView = Object.freeze({ readOnly: false });
 
 function issuesText(issues: ValidationIssue[]): string {
   return issues.map(formatIssue).join("\n");
@@ -104,7 +106,7 @@ export class Runtime {
 
   viewFor(authInfo: AuthInfo | undefined): RequestView {
     const isReadOnly = this.#options.isReadOnlyRequest ?? defaultIsReadOnlyRequest;
-    return { readOnly: this.#options.readOnly === true || isReadOnly(authInfo) };
+    return this.#options.readOnly === true || isReadOnly(authInfo) ? READ_ONLY_VIEW : FULL_VIEW;
   }
 
   listTools(view: RequestView): ToolListing[] {
@@ -120,7 +122,7 @@ export class Runtime {
     args: unknown,
     view: RequestView,
     base: Omit<ToolContext, "signal" | "toolName">,
-    signal?: AbortSignal,
+    signal?: CancelSignal,
   ): Promise<CallToolResult> {
     const tool = this.tools.get(name);
     if (!tool) throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown tool: ${name}`);
@@ -141,12 +143,15 @@ export class Runtime {
         ? await runTool(tool, parsed.data, base, signal, {
             timeoutMs: this.#options.timeoutMs ?? 30_000,
             textFormat: this.#textFormat,
-            logger: this.logger,
+            logger: base.logger,
           })
         : invalidArgumentsResult(name, parsed.issues);
     }
+    // The request's logger: a transport may add its request id to every line.
+    const logger = base.logger;
+    if (logger.isLevelEnabled?.("info") === false) return result;
     const meta = result._meta?.[ERROR_META_KEY] as { code?: string; ref?: string } | undefined;
-    this.logger.info(
+    logger.info(
       {
         tool: name,
         outcome: outcomeOf(result),

@@ -16,7 +16,8 @@ export interface HttpAnswer {
 
 export interface RequestOptions {
   method?: string;
-  headers?: Record<string, string>;
+  /** A list sends the header once per value. */
+  headers?: Record<string, string | string[]>;
   body?: string | Buffer;
   /** Sent one write each, with no Content-Length (chunked). */
   chunks?: readonly (string | Buffer)[];
@@ -25,6 +26,15 @@ export interface RequestOptions {
   /** Defaults to a fresh connection per request. */
   agent?: Agent;
   timeoutMs?: number;
+}
+
+/**
+ * The object form, or with a list among the values the raw [name, value, ...] form, which sends
+ * such a header once per value (even Host). The raw form adds no Host: give one.
+ */
+function rawHeaders(headers: Record<string, string | string[]>): Record<string, string | string[]> | string[] {
+  if (!Object.values(headers).some(Array.isArray)) return headers;
+  return Object.entries(headers).flatMap(([name, value]) => [value].flat().flatMap((v) => [name, v]));
 }
 
 /**
@@ -37,7 +47,7 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
       url,
       {
         method: options.method ?? "POST",
-        headers: options.headers ?? {},
+        headers: rawHeaders(options.headers ?? {}),
         agent: options.agent ?? false,
         ...(options.localAddress ? { localAddress: options.localAddress } : {}),
       },
@@ -70,7 +80,7 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
 export function post(
   url: string,
   message: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | string[]> = {},
   options: Omit<RequestOptions, "headers" | "body"> = {},
 ): Promise<HttpAnswer> {
   return request(url, {
