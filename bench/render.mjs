@@ -275,6 +275,8 @@ export function renderReport({ machine, options, http, stdio, inp, search, failu
     "",
     "Search: p50 under 20 ms at 1M rows for every pack; see the search section.",
     "",
+    "Where the time went and what was changed, with figures before and after: [benchmarks-profile.md](benchmarks-profile.md).",
+    "",
   ];
   if (http) parts.push(httpSection(http, addChart), memorySection(http, addChart));
   if (stdio) parts.push(stdioSection(stdio, addChart));

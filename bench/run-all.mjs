@@ -70,10 +70,11 @@ function readOptions() {
   };
 }
 
-function versionOf(name) {
-  // Walk up from the entry point: some exports maps hide package.json, and some dist folders have their own.
+function versionOf(name, entry = name) {
+  // Walk up from an entry point: some exports maps hide package.json (and the SDK has no "." export),
+  // and some dist folders have their own.
   try {
-    let dir = dirname(require.resolve(name));
+    let dir = dirname(require.resolve(entry));
     for (let i = 0; i < 6; i++, dir = dirname(dir)) {
       try {
         const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
@@ -100,7 +101,7 @@ function machineInfo() {
     pinning: PINNING,
     versions: {
       toolshed: versionOf("@toolshed/http-server"),
-      sdk: versionOf("@modelcontextprotocol/sdk"),
+      sdk: versionOf("@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/types.js"),
       fastmcp: versionOf("fastmcp"),
       autocannon: versionOf("autocannon"),
     },

@@ -49,8 +49,36 @@ export interface CallContext {
 
 export type Answer = JSONRPCResultResponse | JSONRPCErrorResponse;
 
-interface CallLogContext extends CallContext {
-  logger: Logger;
+/**
+ * A request's context with the record and logger its calls use. Reads through to the caller's
+ * context instead of copying it: copying would read (and so make) its signal.
+ */
+class CallLogContext {
+  readonly #base: CallContext;
+  readonly record: RequestRecord | undefined;
+  readonly logger: Logger;
+
+  constructor(base: CallContext, record: RequestRecord | undefined, logger: Logger) {
+    this.#base = base;
+    this.record = record;
+    this.logger = logger;
+  }
+
+  get signal(): AbortSignal {
+    return this.#base.signal;
+  }
+
+  get cancel(): CancelSignal | undefined {
+    return this.#base.cancel;
+  }
+
+  get authInfo(): AuthInfo | undefined {
+    return this.#base.authInfo;
+  }
+
+  get notify(): CallContext["notify"] | undefined {
+    return this.#base.notify;
+  }
 }
 
 /**
@@ -183,10 +211,11 @@ export function createDispatcher(runtime: Runtime, info: ServerInfo) {
     const { id, method } = message;
     const record = callContext.record ?? currentRequest();
     record?.rpc.push(method);
-    // Inherits from the caller's context rather than copying it: copying would read (and make) its signal.
-    const ctx: CallLogContext = Object.create(callContext);
-    ctx.record = record;
-    ctx.logger = callContext.record ? recordingLogger(logger, () => record) : logger;
+    const ctx = new CallLogContext(
+      callContext,
+      record,
+      callContext.record ? recordingLogger(logger, () => record) : logger,
+    );
     try {
       const result = (await handle(method, message.params, ctx, id)) as JSONRPCResultResponse["result"];
       return { jsonrpc: "2.0", id, result };

@@ -46,10 +46,15 @@ export async function runTool(
 ): Promise<CallToolResult> {
   if (clientSignal?.aborted) return abortedResult(tool.name, clientAbortReason(clientSignal));
   const call = new Call();
-  const ctx = { ...base, toolName: tool.name } as ToolContext;
   // The handler's signal is made only when it asks for it: most calls never do, and an
   // AbortController costs more than a small call.
-  Object.defineProperty(ctx, "signal", { get: () => call.signal, enumerable: true });
+  const ctx: ToolContext = {
+    ...base,
+    toolName: tool.name,
+    get signal() {
+      return call.signal;
+    },
+  };
   let value: unknown;
   try {
     value = tool.handler(args, ctx);

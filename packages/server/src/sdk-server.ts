@@ -14,10 +14,11 @@ import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 import { checkLogLevel, completionParams, optionalObject, type Params, paramsOf, requireString } from "./params.js";
 import type { Runtime } from "./runtime.js";
 
-// Loose request schemas: the SDK's own would turn a malformed request into a -32603 ZodError
-// dump; these let the runtime answer -32602 with a hint instead (C12).
+// Permissive request schemas: the SDK's own would turn a malformed request into a -32603 ZodError
+// dump; these let the runtime answer -32602 with a hint instead (C12). Only method and params
+// are kept (handlers read nothing else), which is cheaper than passing every key through.
 const requestOf = <M extends string>(method: M) =>
-  z.looseObject({ method: z.literal(method), params: z.unknown().optional() });
+  z.object({ method: z.literal(method), params: z.unknown().optional() });
 
 const SEVERITY = new Map(LoggingLevelSchema.options.map((level, index) => [level, index]));
 
@@ -70,9 +71,10 @@ export function createSdkServer(runtime: Runtime, info: SdkServerOptions): Serve
 
   const toolContext = (extra: Extra, toolName: string): Omit<ToolContext, "signal" | "toolName"> => {
     const token = extra._meta?.progressToken;
-    const ctx = baseContext(extra);
-    return {
-      ...ctx,
+    // One object, no signal: the runtime gives each call its own.
+    const ctx: Omit<ToolContext, "signal" | "toolName"> = {
+      requestId: extra.requestId,
+      logger,
       progress: async (done, total, message) => {
         if (token === undefined) return;
         const params: Params = { progressToken: token, progress: done };
@@ -101,6 +103,9 @@ export function createSdkServer(runtime: Runtime, info: SdkServerOptions): Serve
         return extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema as never);
       },
     };
+    if (extra.authInfo) ctx.authInfo = extra.authInfo;
+    if (extra.sessionId) ctx.sessionId = extra.sessionId;
+    return ctx;
   };
 
   // biome-ignore lint/suspicious/noExplicitAny: the SDK's handler types are tied to its own schemas
