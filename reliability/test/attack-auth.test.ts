@@ -178,11 +178,10 @@ describe("forged, stolen and broken credentials", () => {
     // Each forged request is also a tools/call that would write: nothing may get through.
     const res = await whileAttacking(
       () =>
-        post(
-          server.url,
-          toolCall("create_note", { title: `forged ${attack.name}`, body: "x" }),
-          { ...attack.headers?.(), ...(authorization ? { authorization } : {}) },
-        ),
+        post(server.url, toolCall("create_note", { title: `forged ${attack.name}`, body: "x" }), {
+          ...attack.headers?.(),
+          ...(authorization ? { authorization } : {}),
+        }),
       () => legitimateCall(server.url, WRITE),
     );
     expect(res.status, res.text).toBe(attack.status);
