@@ -69,6 +69,11 @@ export async function admit(head: McpRequestHead, o: McpRouteOptions): Promise<A
   }
   const foreign = checkHostAndOrigin(head.headers, o.policy, head.url);
   if (foreign) return { ok: false, response: foreign };
+  // node:http passes any Host on; the answers below build URLs from it.
+  if (!URL.canParse(head.url)) {
+    const description = "Bad Request: the Host header is not a host name (name or name:port)";
+    return { ok: false, response: jsonRpcErrorResponse(400, HttpErrorCode.Transport, description) };
+  }
   if (head.query !== "") {
     const params = new URLSearchParams(head.query);
     const inQuery = QUERY_TOKEN_NAMES.find((name) => params.has(name));

@@ -145,11 +145,12 @@ export function createNodeListener(o: NodeListenerOptions): (req: IncomingMessag
 
   async function serve(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {
     const headers = nodeHeaders(req);
+    const url = `http://${headers.get("host") ?? "localhost"}${o.path}`;
     const admitted = await admit(
       {
         headers,
         query: "",
-        url: `http://${headers.get("host") ?? "localhost"}${o.path}`,
+        url,
         address: req.socket.remoteAddress,
         record,
       },

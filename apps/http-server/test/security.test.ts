@@ -203,6 +203,27 @@ describe("Host and Origin (DNS rebinding protection)", () => {
     expect(other.status).toBe(403);
   });
 
+  it("with any Host allowed, one that is not a host name is 400, not an internal error", async () => {
+    const open = await startServer(["--demo", "--allowed-hosts", "*"], {
+      env: { TOOLSHED_TOKENS: `${READ}:tools:read` },
+    });
+    for (const host of ["a b", "exa%mple", "[zz"]) {
+      // Unauthenticated: the 401 would name the metadata URL built from this Host.
+      const res = await rawRequest(open.url, { headers: { ...MCP_HEADERS, host }, body: JSON.stringify(ping) });
+      expect(res.status, host).toBe(400);
+      expect(JSON.parse(res.text)).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32000, message: "Bad Request: the Host header is not a host name (name or name:port)" },
+        id: null,
+      });
+    }
+    const fine = await rawRequest(open.url, {
+      headers: { ...MCP_HEADERS, host: "mcp.example" },
+      body: JSON.stringify(ping),
+    });
+    expect(fine.status).toBe(401);
+  });
+
   it("a foreign Origin is 403; the server's own origin is fine", async () => {
     const evil = await post(server.url, ping, { ...bearer(WRITE), origin: "https://evil.example" });
     expect(evil.status).toBe(403);
