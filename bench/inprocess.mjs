@@ -3,12 +3,12 @@
 // Calls go one after another, so the figure is the cost of one call through each stack.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { notesPack, SqliteNotesStore } from "@toolshed/notes";
 import { definePack, defineTool } from "@toolshed/schema";
 import { connectInMemory, createLogger, createServer } from "@toolshed/server";
 import { TOOLS } from "./contenders/index.mjs";
-import { ADD, add, GET_NOTE, NOTE_MISSING, openNoteReader, structuredResult } from "./contenders/tools.mjs";
+import { sdkServer } from "./contenders/sdk-server.mjs";
+import { ADD, add, openNoteReader } from "./contenders/tools.mjs";
 import { checkCall } from "./harness/mcp.mjs";
 
 async function toolshed(db) {
@@ -33,20 +33,7 @@ async function toolshed(db) {
 
 async function sdk(db) {
   const notes = openNoteReader(db);
-  const server = new McpServer({ name: "sdk-bench", version: "1.0.0" });
-  server.registerTool(
-    ADD.name,
-    { description: ADD.description, inputSchema: ADD.input, outputSchema: ADD.output },
-    async (i) => structuredResult(add(i)),
-  );
-  server.registerTool(
-    GET_NOTE.name,
-    { description: GET_NOTE.description, inputSchema: GET_NOTE.input, outputSchema: GET_NOTE.output },
-    async ({ title }) => {
-      const note = notes.get(title);
-      return note ? structuredResult(note) : { isError: true, content: [{ type: "text", text: NOTE_MISSING(title) }] };
-    },
-  );
+  const server = sdkServer(notes);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "bench", version: "1.0.0" });

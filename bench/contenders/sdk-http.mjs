@@ -4,32 +4,13 @@
 // Both answer JSON (enableJsonResponse), as Toolshed does, so the wire work is the same.
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { ADD, add, announce, argsOf, GET_NOTE, NOTE_MISSING, openNoteReader, structuredResult } from "./tools.mjs";
+import { sdkServer } from "./sdk-server.mjs";
+import { announce, argsOf, openNoteReader } from "./tools.mjs";
 
 const args = argsOf();
 const notes = openNoteReader(args.db);
-
-function buildServer() {
-  const server = new McpServer({ name: "sdk-bench", version: "1.0.0" });
-  server.registerTool(
-    ADD.name,
-    { description: ADD.description, inputSchema: ADD.input, outputSchema: ADD.output },
-    async (input) => structuredResult(add(input)),
-  );
-  server.registerTool(
-    GET_NOTE.name,
-    { description: GET_NOTE.description, inputSchema: GET_NOTE.input, outputSchema: GET_NOTE.output },
-    async ({ title }) => {
-      const note = notes.get(title);
-      if (!note) return { isError: true, content: [{ type: "text", text: NOTE_MISSING(title) }] };
-      return structuredResult(note);
-    },
-  );
-  return server;
-}
 
 function readJson(req) {
   return new Promise((resolve, reject) => {
@@ -54,7 +35,7 @@ function badRequest(res, message) {
 const sessions = new Map();
 
 async function stateless(req, res, body) {
-  const server = buildServer();
+  const server = sdkServer(notes);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on("close", () => {
     transport.close();
@@ -77,7 +58,7 @@ async function stateful(req, res, body) {
       onsessioninitialized: (sid) => sessions.set(sid, transport),
     });
     transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
-    await buildServer().connect(transport);
+    await sdkServer(notes).connect(transport);
   }
   await transport.handleRequest(req, res, body);
 }
