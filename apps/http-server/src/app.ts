@@ -122,12 +122,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
       })
     : undefined;
-  const dispatch = createDispatcher(server.runtime, {
-    name: server.name,
-    version: server.version,
-    ...(options.title === undefined ? {} : { title: options.title }),
-    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-  });
+  const dispatch = createDispatcher(server.core);
   const policy = resolveOriginPolicy({
     host,
     ...(options.port === undefined ? {} : { port: options.port }),
@@ -181,6 +176,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
 
   const close = async (graceMs: number) => {
+    // Listen streams would otherwise hold the grace period: end them with their final result.
+    server.core.close();
     const idle = await inFlight.whenIdle(graceMs);
     if (!idle) {
       logger.warn(

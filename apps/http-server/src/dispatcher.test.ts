@@ -19,10 +19,11 @@ function setup() {
   const server = createServer({
     name: "t",
     version: "1.0.0",
+    instructions: "Use echo.",
     packs: [definePack({ name: "p", tools: [echo] })],
     logger,
   });
-  const dispatch = createDispatcher(server.runtime, { name: "t", version: "1.0.0", instructions: "Use echo." });
+  const dispatch = createDispatcher(server.core);
   return { server, dispatch, errors };
 }
 

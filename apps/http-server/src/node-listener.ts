@@ -3,6 +3,7 @@ import { getRequestListener } from "@hono/node-server";
 import { requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { newErrorRef } from "@toolshed/errors";
 import type { Logger } from "@toolshed/schema";
+import { MODERN_PROTOCOL_VERSIONS } from "@toolshed/server";
 import { Cancellation } from "./cancellation.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import { admit, type McpRouteOptions } from "./mcp-route.js";
@@ -41,6 +42,12 @@ export function nodeHeaders(req: IncomingMessage): HeaderReader {
 }
 
 const decoder = new TextDecoder();
+
+/** A 2026-07-28 POST (by its header): answered stateless even when sessions are on. */
+function isModern(req: IncomingMessage): boolean {
+  const version = req.headers["mcp-protocol-version"];
+  return typeof version === "string" && MODERN_PROTOCOL_VERSIONS.includes(version);
+}
 
 const unreadable = () => ({
   response: jsonRpcErrorResponse(400, HttpErrorCode.Transport, "Bad Request: the request body could not be read"),
@@ -178,7 +185,7 @@ export function createNodeListener(o: NodeListenerOptions): (req: IncomingMessag
   }
 
   return (req, res) => {
-    if (route.sessions || req.method !== "POST" || req.url !== o.path) {
+    if (req.method !== "POST" || req.url !== o.path || (route.sessions && !isModern(req))) {
       void fallback(req, res);
       return;
     }

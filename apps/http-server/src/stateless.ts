@@ -1,12 +1,26 @@
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@toolshed/schema";
-import { checkJsonRpcMessage, type JsonRpcErrorResponse, parseJsonRpcText } from "@toolshed/server";
+import {
+  checkJsonRpcMessage,
+  isModernRequest,
+  JsonRpcCode,
+  type JsonRpcErrorResponse,
+  MetaKey,
+  parseJsonRpcText,
+} from "@toolshed/server";
 import type { Cancellation } from "./cancellation.js";
 import type { Answer, CallContext, Dispatch } from "./dispatcher.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
 import type { RequestRecord } from "./request-context.js";
-import { checkPostHeaders, checkProtocolVersion, type HeaderReader, readBody } from "./wire.js";
+import {
+  checkModernHeaders,
+  checkPostHeaders,
+  checkProtocolVersion,
+  type HeaderReader,
+  hasModernHeader,
+  readBody,
+} from "./wire.js";
 
 export const SSE_HEADERS = {
   "Content-Type": "text/event-stream",
@@ -74,9 +88,19 @@ export function parseBody(text: string): ParsedBody {
   return { ok: true, batch, messages, errors };
 }
 
-function progressTokenOf(request: JSONRPCRequest): unknown {
-  const meta = (request.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta;
-  return meta?.progressToken;
+function metaOf(request: JSONRPCRequest): Record<string, unknown> | undefined {
+  const meta = (request.params as { _meta?: unknown } | undefined)?._meta;
+  return typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>) : undefined;
+}
+
+/** Whether the answer streams (SSE): the call asked for progress or logs, or it is a listen stream. */
+function streams(request: JSONRPCRequest): boolean {
+  const meta = metaOf(request);
+  return (
+    meta?.progressToken !== undefined ||
+    meta?.[MetaKey.logLevel] !== undefined ||
+    request.method === "subscriptions/listen"
+  );
 }
 
 /** A JSON answer not yet made a Response, so node:http can write it as it is. No `json`: an empty body. */
@@ -113,6 +137,7 @@ export async function answerStatelessPost(
   const parsed = parseBody(body.text);
   if (!parsed.ok) return parsed.response;
   const { batch, messages, errors } = parsed;
+  if (isModernPost(post.headers, batch, messages)) return answerModernPost(post, authInfo, options, parsed);
   if (!messages.some(isInitialize)) {
     const badVersion = checkProtocolVersion(post.headers);
     if (badVersion) return badVersion;
@@ -133,7 +158,7 @@ export async function answerStatelessPost(
   };
   if (authInfo) ctx.authInfo = authInfo;
   if (post.record) ctx.record = post.record;
-  const stream = requests.some((r) => progressTokenOf(r) !== undefined);
+  const stream = requests.some(streams);
   if (!stream) {
     if (!batch && errors.length === 0) return json(200, await options.dispatch(requests[0] as JSONRPCRequest, ctx));
     const answers = await Promise.all(requests.map((m) => options.dispatch(m, ctx)));
@@ -141,6 +166,57 @@ export async function answerStatelessPost(
     return json(200, batch ? all : all[0]);
   }
   return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, { ...ctx, notify }), cancel);
+}
+
+/**
+ * A 2026-07-28 POST: by its MCP-Protocol-Version header, or a lone request that names its
+ * version in `_meta` (or is server/discover). Such a request never opens a session.
+ */
+function isModernPost(headers: HeaderReader, batch: boolean, messages: JSONRPCMessage[]): boolean {
+  if (hasModernHeader(headers)) return true;
+  const first = messages[0];
+  return !batch && first !== undefined && isRequest(first) && isModernRequest(first.method, first.params);
+}
+
+/** The id an error answer carries: the request's when the body had a usable one. */
+const errorAnswer = (id: string | number | null, code: number, message: string) =>
+  json(400, { jsonrpc: "2.0", id, error: { code, message } });
+
+async function answerModernPost(
+  post: StatelessPost,
+  authInfo: AuthInfo | undefined,
+  options: StatelessOptions,
+  parsed: { batch: boolean; messages: JSONRPCMessage[]; errors: JsonRpcErrorResponse[] },
+): Promise<Response | JsonAnswer> {
+  const { batch, messages, errors } = parsed;
+  const first = messages[0];
+  if (batch) {
+    const id = first && isRequest(first) ? first.id : null;
+    return errorAnswer(
+      id,
+      JsonRpcCode.InvalidRequest,
+      "Invalid Request: 2026-07-28 takes one JSON-RPC message per POST, not a batch",
+    );
+  }
+  if (errors.length > 0) return json(400, errors[0]);
+  if (!first || !isRequest(first)) return { status: 202 };
+  const mismatch = checkModernHeaders(post.headers, first);
+  if (mismatch) return errorAnswer(first.id, JsonRpcCode.HeaderMismatch, mismatch);
+  const { cancel } = post;
+  const ctx: CallContext = {
+    get signal() {
+      return cancel.signal;
+    },
+    cancel,
+    era: "modern",
+  };
+  if (authInfo) ctx.authInfo = authInfo;
+  if (post.record) ctx.record = post.record;
+  if (streams(first)) {
+    return sseAnswer([first], [], (m, notify) => options.dispatch(m, { ...ctx, notify }), cancel);
+  }
+  const answer = await options.dispatch(first, ctx);
+  return json(answer ? options.dispatch.statusOf(answer) : 202, answer);
 }
 
 /** answerStatelessPost for a Fetch Request, answered with a Response. */

@@ -43,7 +43,7 @@ describe("sessions mode with the SDK client", () => {
 
   it("offers resource subscriptions, which need a session", async () => {
     const { client, transport } = await connect(server.url);
-    expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: true });
+    expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: true, subscribe: true });
     expect(await client.subscribeResource({ uri: "note://groceries" })).toEqual({});
     await transport.terminateSession();
     await client.close();

@@ -1,4 +1,5 @@
 export { MAX_LISTED_ISSUES, type ParseResult, parseArguments, unknownKeyIssues } from "./arguments.js";
+export { type CacheHint, checkCacheHint } from "./cache.js";
 export { checkInputDescriptions, NAME_PATTERN } from "./checks.js";
 export type { AuthInfo, Logger, LoggingLevel, RequestContext, ToolContext } from "./context.js";
 export { DefinitionError } from "./definition-error.js";
@@ -12,6 +13,7 @@ export {
   checkUniqueNames,
   definePack,
   type Pack,
+  type PackCacheHints,
   type PackConfig,
 } from "./pack.js";
 export {

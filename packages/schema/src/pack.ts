@@ -1,3 +1,4 @@
+import { type CacheHint, checkCacheHint } from "./cache.js";
 import { checkName } from "./checks.js";
 import { DefinitionError } from "./definition-error.js";
 import type { PromptDefinition } from "./prompt.js";
@@ -17,6 +18,19 @@ export interface PackConfig {
   tools?: readonly AnyTool[];
   resources?: readonly (ResourceDefinition | AnyResourceTemplate)[];
   prompts?: readonly AnyPrompt[];
+  /**
+   * Default cache hint for the pack's list and read results (2026-07-28): tools, prompts and
+   * templates are lists of definitions; resources and their contents are data.
+   */
+  cache?: PackCacheHints;
+}
+
+/** A pack's cache defaults: one for its lists of definitions, one for its data. */
+export interface PackCacheHints {
+  /** tools/list, prompts/list, resources/templates/list (default 5 minutes, public). */
+  definitions?: CacheHint;
+  /** resources/list and resources/read (default 0 ms: always fresh). */
+  data?: CacheHint;
 }
 
 export interface Pack {
@@ -26,6 +40,7 @@ export interface Pack {
   readonly resources: readonly ResourceDefinition[];
   readonly resourceTemplates: readonly AnyResourceTemplate[];
   readonly prompts: readonly AnyPrompt[];
+  readonly cache?: PackCacheHints;
   /** Called when the server that mounts the pack closes (stores, timers). */
   readonly close?: () => Promise<void> | void;
 }
@@ -56,6 +71,8 @@ export function checkUniqueNames(packs: readonly Pack[]): void {
 /** Groups tools, resources and prompts under one name, as a unit to mount on a server. */
 export function definePack(config: PackConfig & { close?: () => Promise<void> | void }): Pack {
   checkName(`Pack "${config.name}"`, config.name);
+  checkCacheHint(`Pack "${config.name}" (cache.definitions)`, config.cache?.definitions);
+  checkCacheHint(`Pack "${config.name}" (cache.data)`, config.cache?.data);
   const resources: ResourceDefinition[] = [];
   const resourceTemplates: AnyResourceTemplate[] = [];
   for (const r of config.resources ?? []) {
@@ -83,6 +100,7 @@ export function definePack(config: PackConfig & { close?: () => Promise<void> | 
     resources,
     resourceTemplates,
     prompts: [...(config.prompts ?? [])],
+    ...(config.cache === undefined ? {} : { cache: config.cache }),
     close: config.close,
   });
   checkUniqueNames([pack]);

@@ -1,6 +1,7 @@
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { z } from "zod";
 import { type ParseResult, parseArguments } from "./arguments.js";
+import { type CacheHint, checkCacheHint } from "./cache.js";
 import { checkName, checkText } from "./checks.js";
 import type { RequestContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
@@ -28,6 +29,8 @@ export interface ResourceConfig {
   title?: string;
   description: string;
   mimeType?: string;
+  /** How long clients may reuse what `read` returns (2026-07-28 cache hints); the pack's hint otherwise. */
+  cache?: CacheHint;
   read: (ctx: RequestContext) => MaybePromise<ResourceBody>;
 }
 
@@ -40,6 +43,7 @@ export function defineResource(config: ResourceConfig): ResourceDefinition {
   const label = `Resource "${config.name}"`;
   checkName(label, config.name);
   checkText(label, "description", config.description);
+  checkCacheHint(label, config.cache);
   try {
     new URL(config.uri);
   } catch {
@@ -72,6 +76,8 @@ export interface ResourceTemplateConfig<P extends ParamsObject> {
   params: P;
   /** Completion for template variables. */
   complete?: { [K in keyof z.output<P>]?: Completer };
+  /** How long clients may reuse what `read` returns (2026-07-28 cache hints); the pack's hint otherwise. */
+  cache?: CacheHint;
   /** Lists concrete resources for resources/list; keep it bounded. */
   list?: (ctx: RequestContext) => MaybePromise<readonly ListedResource[]>;
   read: (params: z.output<P>, ctx: RequestContext & { uri: string }) => MaybePromise<ResourceBody>;
@@ -93,6 +99,7 @@ export function defineResourceTemplate<P extends ParamsObject>(
   const label = `Resource template "${config.name}"`;
   checkName(label, config.name);
   checkText(label, "description", config.description);
+  checkCacheHint(label, config.cache);
   let template: UriTemplate;
   try {
     template = new UriTemplate(config.uriTemplate);

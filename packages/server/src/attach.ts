@@ -1,6 +1,11 @@
 import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 import { type McpServer, ResourceTemplate as SdkResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { type CallToolResult, CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListRootsResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "@toolshed/errors";
 import type { AnyTool, Logger, Pack, RequestContext, TextFormat } from "@toolshed/schema";
 import { z } from "zod";
@@ -13,6 +18,8 @@ export interface AttachPackOptions {
   textFormat?: TextFormat;
   /** Call timeout in ms for tools without their own (default 30 000). */
   timeoutMs?: number;
+  /** Hears the pack's resource updates (`ctx.resourceUpdated`), e.g. to notify subscribers you track. */
+  onResourceUpdated?: (uri: string) => void;
 }
 
 type SdkExtra = {
@@ -25,8 +32,22 @@ type SdkExtra = {
   sendRequest: (r: { method: string; params?: Record<string, unknown> }, schema: unknown) => Promise<unknown>;
 };
 
-function context(extra: SdkExtra, logger: Logger): RequestContext {
-  const ctx: RequestContext = { signal: extra.signal, requestId: extra.requestId, logger };
+function context(
+  extra: SdkExtra,
+  logger: Logger,
+  mcpServer: McpServer,
+  onResourceUpdated: ((uri: string) => void) | undefined,
+): RequestContext {
+  const ctx: RequestContext = {
+    signal: extra.signal,
+    requestId: extra.requestId,
+    logger,
+    // The McpServer keeps no subscription list of its own: whoever keeps one hears of updates.
+    resourceUpdated: (uri) => onResourceUpdated?.(uri),
+    resourceListChanged: () => {
+      if (mcpServer.isConnected()) mcpServer.sendResourceListChanged();
+    },
+  };
   if (extra.authInfo) ctx.authInfo = extra.authInfo;
   if (extra.sessionId) ctx.sessionId = extra.sessionId;
   return ctx;
@@ -50,7 +71,10 @@ export function attachPack(mcpServer: McpServer, pack: Pack, options: AttachPack
     if (resource.title) meta.title = resource.title;
     if (resource.mimeType) meta.mimeType = resource.mimeType;
     mcpServer.registerResource(resource.name, resource.uri, meta, (uri, extra) =>
-      runtime.readResource(uri.href, context(extra as unknown as SdkExtra, logger)),
+      runtime.readResource(
+        uri.href,
+        context(extra as unknown as SdkExtra, logger, mcpServer, options.onResourceUpdated),
+      ),
     );
   }
   for (const template of pack.resourceTemplates) {
@@ -68,7 +92,10 @@ export function attachPack(mcpServer: McpServer, pack: Pack, options: AttachPack
     }
     const list = template.list
       ? async (extra: unknown) => ({
-          resources: await runtime.listTemplateResources(template, context(extra as SdkExtra, logger)),
+          resources: await runtime.listTemplateResources(
+            template,
+            context(extra as SdkExtra, logger, mcpServer, options.onResourceUpdated),
+          ),
         })
       : undefined;
     const meta: Record<string, unknown> = { description: template.description };
@@ -78,7 +105,11 @@ export function attachPack(mcpServer: McpServer, pack: Pack, options: AttachPack
       template.name,
       new SdkResourceTemplate(template.uriTemplate, { list, complete }),
       meta,
-      (uri, _vars, extra) => runtime.readResource(uri.href, context(extra as unknown as SdkExtra, logger)),
+      (uri, _vars, extra) =>
+        runtime.readResource(
+          uri.href,
+          context(extra as unknown as SdkExtra, logger, mcpServer, options.onResourceUpdated),
+        ),
     );
   }
   for (const prompt of pack.prompts) {
@@ -106,12 +137,20 @@ export function attachPack(mcpServer: McpServer, pack: Pack, options: AttachPack
       prompt.name,
       config as never,
       (async (args: Record<string, string>, extra: unknown) =>
-        runtime.getPrompt(prompt.name, args, context(extra as SdkExtra, logger))) as never,
+        runtime.getPrompt(
+          prompt.name,
+          args,
+          context(extra as SdkExtra, logger, mcpServer, options.onResourceUpdated),
+        )) as never,
     );
   }
 }
 
-function requireClientCapability(mcpServer: McpServer, capability: "sampling" | "elicitation", what: string): void {
+function requireClientCapability(
+  mcpServer: McpServer,
+  capability: "sampling" | "elicitation" | "roots",
+  what: string,
+): void {
   if (!mcpServer.server.getClientCapabilities()?.[capability]) {
     throw new ToolError(`this client does not support ${capability}, so the tool cannot ${what}`, {
       code: "failed_precondition",
@@ -133,7 +172,7 @@ function registerTool(mcpServer: McpServer, tool: AnyTool, logger: Logger, optio
       tool,
       args,
       {
-        ...context(extra, logger),
+        ...context(extra, logger, mcpServer, options.onResourceUpdated),
         progress: async (done, total, message) => {
           if (token === undefined) return;
           await extra.sendNotification({
@@ -156,6 +195,10 @@ function registerTool(mcpServer: McpServer, tool: AnyTool, logger: Logger, optio
         elicitInput: (params) => {
           requireClientCapability(mcpServer, "elicitation", "ask the user");
           return extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema) as never;
+        },
+        listRoots: () => {
+          requireClientCapability(mcpServer, "roots", "list its roots");
+          return extra.sendRequest({ method: "roots/list" }, ListRootsResultSchema) as never;
         },
       },
       extra.signal,

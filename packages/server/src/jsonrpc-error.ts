@@ -5,20 +5,30 @@ export const JsonRpcCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** Resource not found, for 2025 clients; 2026-07-28 clients get InvalidParams. */
   ResourceNotFound: -32002,
+  /** 2026-07-28: an HTTP header contradicts the body, or a required one is missing. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability it did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the request names a protocol version this server does not speak. */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 /**
  * A protocol error. The SDK sends `code` and `message` of a thrown error as they are, so the
- * message is exactly what the client reads (no "MCP error" prefix).
+ * message is exactly what the client reads (no "MCP error" prefix). `status` is the HTTP status
+ * a 2026-07-28 answer carries when it is not 200 (400 for a bad envelope, 404 for an unknown method).
  */
 export class JsonRpcError extends Error {
   readonly code: number;
   readonly data: unknown;
-  constructor(code: number, message: string, data?: unknown) {
+  readonly status: number | undefined;
+  constructor(code: number, message: string, data?: unknown, status?: number) {
     super(message);
     this.name = "JsonRpcError";
     this.code = code;
     this.data = data;
+    this.status = status;
   }
 }

@@ -21,6 +21,7 @@ import {
   type AnyResourceTemplate,
   type AnyTool,
   type AuthInfo,
+  type CacheHint,
   type Completer,
   checkUniqueNames,
   type Logger,
@@ -33,6 +34,7 @@ import {
   type ToolListing,
   toPromptResult,
 } from "@toolshed/schema";
+import { InputRound } from "./input-round.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 import { type CancelSignal, outcomeOf, runTool } from "./run-tool.js";
 
@@ -60,6 +62,28 @@ export function defaultIsReadOnlyRequest(authInfo: AuthInfo | undefined): boolea
 }
 
 const MAX_COMPLETIONS = 100;
+/** Lists of definitions change only when the server is redeployed. */
+const DEFAULT_DEFINITIONS_TTL_MS = 5 * 60_000;
+/** Data may change with any write: always fresh unless a pack says otherwise. */
+const DEFAULT_DATA_TTL_MS = 0;
+
+/** A resolved cache hint: what a 2026-07-28 list or read result carries. */
+export interface CacheFields {
+  ttlMs: number;
+  /** Undefined: private for an authenticated caller, public otherwise. */
+  scope: "public" | "private" | undefined;
+}
+
+function resolveHint(hints: readonly (CacheHint | undefined)[], ttlMs: number): CacheFields {
+  // The shortest life and the strictest scope of the parts a result is made of.
+  let ttl: number | undefined;
+  let scope: CacheFields["scope"];
+  for (const hint of hints) {
+    if (hint?.ttlMs !== undefined) ttl = ttl === undefined ? hint.ttlMs : Math.min(ttl, hint.ttlMs);
+    if (hint?.scope === "private" || (hint?.scope === "public" && scope === undefined)) scope = hint.scope;
+  }
+  return { ttlMs: ttl ?? ttlMs, scope };
+}
 const READ_ONLY_VIEW: RequestView = Object.freeze({ readOnly: true });
 const FULL_VIEW: RequestView = Object.freeze({ readOnly: false });
 
@@ -80,6 +104,11 @@ export class Runtime {
   readonly #options: RuntimeOptions;
   readonly #textFormat: TextFormat;
   readonly #listings: { all: ToolListing[]; readOnly: ToolListing[] };
+  readonly #packOf = new Map<object, Pack>();
+  /** Cache hints of tools/list, prompts/list and resources/templates/list. */
+  readonly definitionsCache: CacheFields;
+  /** Cache hint of resources/list. */
+  readonly resourceListCache: CacheFields;
 
   constructor(options: RuntimeOptions) {
     checkUniqueNames(options.packs);
@@ -88,10 +117,24 @@ export class Runtime {
     this.#textFormat = options.textFormat ?? "pretty";
     for (const pack of options.packs) {
       for (const t of pack.tools) this.tools.set(t.name, t);
-      for (const r of pack.resources) this.resources.set(r.uri, r);
-      for (const t of pack.resourceTemplates) this.templates.set(t.name, t);
+      for (const r of pack.resources) {
+        this.resources.set(r.uri, r);
+        this.#packOf.set(r, pack);
+      }
+      for (const t of pack.resourceTemplates) {
+        this.templates.set(t.name, t);
+        this.#packOf.set(t, pack);
+      }
       for (const p of pack.prompts) this.prompts.set(p.name, p);
     }
+    this.definitionsCache = resolveHint(
+      options.packs.map((p) => p.cache?.definitions),
+      DEFAULT_DEFINITIONS_TTL_MS,
+    );
+    this.resourceListCache = resolveHint(
+      options.packs.filter((p) => p.resources.length > 0 || p.resourceTemplates.length > 0).map((p) => p.cache?.data),
+      DEFAULT_DATA_TTL_MS,
+    );
     const all = [...this.tools.values()].map((t) => t.listing);
     this.#listings = { all, readOnly: all.filter((t) => t.annotations?.readOnlyHint === true) };
   }
@@ -154,7 +197,7 @@ export class Runtime {
     logger.info(
       {
         tool: name,
-        outcome: outcomeOf(result),
+        outcome: signal instanceof InputRound && signal.needsInput ? "input_required" : outcomeOf(result),
         code: meta?.code,
         ref: meta?.ref,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
@@ -179,6 +222,19 @@ export class Runtime {
       if (t.mimeType !== undefined) out.mimeType = t.mimeType;
       return out;
     });
+  }
+
+  /** The cache hint of resources/read for a URI: its definition's, else its pack's data hint. */
+  resourceCache(uri: string): CacheFields {
+    const fixed = this.resources.get(uri);
+    const definition = fixed ?? [...this.templates.values()].find((t) => t.match(uri) !== undefined);
+    if (!definition) return { ttlMs: DEFAULT_DATA_TTL_MS, scope: undefined };
+    // The definition's own hint wins over its pack's, field by field.
+    const pack = this.#packOf.get(definition)?.cache?.data;
+    return {
+      ttlMs: definition.cache?.ttlMs ?? pack?.ttlMs ?? DEFAULT_DATA_TTL_MS,
+      scope: definition.cache?.scope ?? pack?.scope,
+    };
   }
 
   /** True when a URI is a fixed resource or matches a template's form. */

@@ -1,9 +1,12 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { AuthInfo, Logger, Pack, TextFormat } from "@toolshed/schema";
+import type { ChangeBus } from "./changes.js";
+import { ProtocolCore } from "./core.js";
 import { createLogger } from "./logger.js";
+import type { RequestStateOptions } from "./request-state.js";
 import { Runtime } from "./runtime.js";
-import { createSdkServer, subscriptionsOf } from "./sdk-server.js";
+import { createSdkServer } from "./sdk-server.js";
 
 export interface CreateServerOptions {
   name: string;
@@ -22,6 +25,13 @@ export interface CreateServerOptions {
   timeoutMs?: number;
   /** Decides from a request's credentials whether it may use only read-only tools (C14). */
   isReadOnlyRequest?: (authInfo: AuthInfo | undefined) => boolean;
+  /** Where resource changes are published and heard; share one (Redis) across instances. */
+  changes?: ChangeBus;
+  /**
+   * Signing of 2026-07-28 multi round-trip `requestState`. Instances behind one load balancer
+   * must share `secret`; without one each process makes its own.
+   */
+  requestState?: RequestStateOptions;
 }
 
 /** A Toolshed server: the packs, checked once, ready to serve any number of connections. */
@@ -29,12 +39,14 @@ export interface ToolshedServer {
   readonly name: string;
   readonly version: string;
   readonly runtime: Runtime;
+  /** The protocol core every transport answers from. */
+  readonly core: ProtocolCore;
   readonly logger: Logger;
   /** A new SDK `Server` answering from this runtime, not yet connected. */
   createSdkServer(): Server;
   /** Serves one connection (stdio, in-memory, an HTTP session…) until it closes. */
   connect(transport: Transport): Promise<Server>;
-  /** Tells every connection that subscribed to `uri` that it changed (resources/subscribe). */
+  /** Tells every client listening for `uri` that it changed (subscriptions/listen, resources/subscribe). */
   notifyResourceUpdated(uri: string): Promise<void>;
   /** Closes every connection, then the packs' stores. */
   close(): Promise<void>;
@@ -57,17 +69,22 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     title: options.title,
     instructions: options.instructions,
   };
+  const core = new ProtocolCore(runtime, info, {
+    ...(options.changes ? { changes: options.changes } : {}),
+    ...(options.requestState ? { requestState: options.requestState } : {}),
+  });
   const connections = new Set<Server>();
   let closed = false;
   return {
     name: options.name,
     version: options.version,
     runtime,
+    core,
     logger,
-    createSdkServer: () => createSdkServer(runtime, info),
+    createSdkServer: () => createSdkServer(core),
     async connect(transport) {
       if (closed) throw new Error("server is closed");
-      const server = createSdkServer(runtime, info);
+      const server = createSdkServer(core);
       server.onerror = (error) => logger.warn({ err: error }, "protocol error");
       connections.add(server);
       await server.connect(transport);
@@ -80,12 +97,12 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
       return server;
     },
     async notifyResourceUpdated(uri) {
-      const targets = [...connections].filter((s) => subscriptionsOf(s).has(uri));
-      await Promise.allSettled(targets.map((s) => s.sendResourceUpdated({ uri })));
+      core.changes.publish({ type: "resources/updated", uri });
     },
     async close() {
       if (closed) return;
       closed = true;
+      core.close();
       await Promise.allSettled([...connections].map((s) => s.close()));
       connections.clear();
       await runtime.close();

@@ -51,7 +51,7 @@ describe("resources/list", () => {
   });
 
   it("the server declares the resources capability only because packs have resources", async () => {
-    expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: true });
+    expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: true, subscribe: true });
     const toolsOnly = createServer({ name: "t", version: "1", packs: [], logger: logs.logger });
     const c = await connectInMemory(toolsOnly);
     expect(c.getServerCapabilities()?.resources).toBeUndefined();

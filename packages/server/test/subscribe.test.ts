@@ -7,7 +7,7 @@ it("resources/subscribe: subscribers hear of updates until they unsubscribe; unk
   const server = createServer({ name: "s", version: "1", packs: [notesPack], logger: captureLogger().logger });
   const client = await connectInMemory(server);
   const other = await connectInMemory(server);
-  expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: true });
+  expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: true, subscribe: true });
   const heard: string[] = [];
   const heardByOther: string[] = [];
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {

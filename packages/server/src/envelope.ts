@@ -1,0 +1,72 @@
+import { type ClientCapabilities, type LoggingLevel, LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
+import { MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
+import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
+
+/** What a 2026-07-28 request says about itself in `params._meta`. */
+export interface Envelope {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: { name: string; version: string };
+  /** Log notifications for this request at or above this level; none when absent. */
+  logLevel?: LoggingLevel;
+}
+
+const badParams = (message: string) => new JsonRpcError(JsonRpcCode.InvalidParams, message, undefined, 400);
+
+/**
+ * Reads and checks a modern request's envelope: a missing field is -32602, a revision this server
+ * does not speak is -32022 with the supported list (both HTTP 400).
+ */
+export function readEnvelope(method: string, params: unknown): Envelope {
+  const meta = (params as { _meta?: unknown } | undefined)?._meta;
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) {
+    throw badParams(
+      `Invalid params for ${method}: params._meta must carry "${MetaKey.protocolVersion}" (such as "${MODERN_PROTOCOL_VERSIONS[0]}") and "${MetaKey.clientCapabilities}"`,
+    );
+  }
+  const m = meta as Record<string, unknown>;
+  const version = m[MetaKey.protocolVersion];
+  if (typeof version !== "string" || version === "") {
+    throw badParams(
+      `Invalid params for ${method}: params._meta["${MetaKey.protocolVersion}"] must be a protocol version such as "${MODERN_PROTOCOL_VERSIONS[0]}"`,
+    );
+  }
+  if (!MODERN_PROTOCOL_VERSIONS.includes(version)) {
+    throw new JsonRpcError(
+      JsonRpcCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version: ${version}; this server speaks ${MODERN_PROTOCOL_VERSIONS.join(", ")} in _meta, and the 2025 revisions through initialize`,
+      { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+      400,
+    );
+  }
+  const capabilities = m[MetaKey.clientCapabilities];
+  if (typeof capabilities !== "object" || capabilities === null || Array.isArray(capabilities)) {
+    throw badParams(
+      `Invalid params for ${method}: params._meta["${MetaKey.clientCapabilities}"] must be an object ({} when the client has none)`,
+    );
+  }
+  const envelope: Envelope = { protocolVersion: version, clientCapabilities: capabilities as ClientCapabilities };
+  const info = m[MetaKey.clientInfo];
+  if (typeof info === "object" && info !== null) envelope.clientInfo = info as Envelope["clientInfo"] & object;
+  const level = m[MetaKey.logLevel];
+  if (level !== undefined) {
+    const parsed = LoggingLevelSchema.safeParse(level);
+    if (!parsed.success) {
+      throw badParams(
+        `Invalid params for ${method}: params._meta["${MetaKey.logLevel}"] must be one of ${LoggingLevelSchema.options.join(", ")}`,
+      );
+    }
+    envelope.logLevel = parsed.data;
+  }
+  return envelope;
+}
+
+/** -32021 for a request whose handler needs a client capability the request did not declare. */
+export function missingCapability(capability: "elicitation" | "sampling" | "roots", what: string): JsonRpcError {
+  return new JsonRpcError(
+    JsonRpcCode.MissingRequiredClientCapability,
+    `Missing required client capability: ${capability} (the server needs it to ${what}); declare it in _meta["${MetaKey.clientCapabilities}"]`,
+    { requiredCapabilities: { [capability]: {} } },
+    400,
+  );
+}
