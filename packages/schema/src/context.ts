@@ -1,5 +1,6 @@
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type {
+  ClientCapabilities,
   CreateMessageRequest,
   CreateMessageResult,
   ElicitRequest,
@@ -31,6 +32,11 @@ export interface RequestContext {
   /** Server-side log, for operators; nothing here reaches the client. */
   logger: Logger;
   /**
+   * What the client can do: from this request's `_meta` (2026-07-28) or its `initialize` (2025);
+   * undefined on a stateless 2025 request. Check it to pick a question the client can answer.
+   */
+  clientCapabilities?: ClientCapabilities;
+  /**
    * Tells listening clients that the resource at `uri` changed (2026-07-28 `subscriptions/listen`,
    * 2025 `resources/subscribe`); with a shared event bus, clients of every instance hear it.
    * Does nothing when the transport has no listeners.
@@ -40,24 +46,40 @@ export interface RequestContext {
   resourceListChanged?(): void;
 }
 
+/** Options of a question to the client. */
+export interface AskOptions {
+  /**
+   * The question's key in a 2026-07-28 `input_required` result (default `elicitation-1`,
+   * `sampling-1`, `roots-1`, … in the order the handler asks). Keys must be stable across runs.
+   */
+  key?: string;
+}
+
+/**
+ * Questions a handler may ask the client. With a 2026-07-28 client each one is a multi round-trip
+ * request: the request answers `input_required`, and the handler runs again from the start when the
+ * client retries with the answer, so everything before the question must be safe to repeat. With a
+ * 2025 client on a connection they are requests to the client; without one they fail with a hint.
+ */
+export interface InputContext {
+  /** Asks the client's model for a completion (sampling); fails when the client lacks it. */
+  createMessage(params: CreateMessageRequest["params"], options?: AskOptions): Promise<CreateMessageResult>;
+  /** Asks the user for input through the client (elicitation); fails when the client lacks it. */
+  elicitInput(params: ElicitRequest["params"], options?: AskOptions): Promise<ElicitResult>;
+  /** Asks the client for its roots (directories or files it shares); fails when the client lacks it. */
+  listRoots(options?: AskOptions): Promise<ListRootsResult>;
+}
+
 /** The context a tool handler gets. */
-export interface ToolContext extends RequestContext {
+export interface ToolContext extends RequestContext, InputContext {
   toolName: string;
   /** Reports progress when the client asked for it (a progress token); otherwise does nothing. */
   progress(done: number, total?: number, message?: string): Promise<void>;
-  /** Sends a log message to the client, filtered by the level it set with logging/setLevel. */
+  /** Sends a log message to the client, filtered by the level it set (2025) or asked for in `_meta` (2026). */
   log(level: LoggingLevel, data: unknown): Promise<void>;
-  /**
-   * Asks the client's model for a completion (sampling); fails when the client lacks it.
-   * With a 2026-07-28 client this is a multi round-trip request: the call answers
-   * `input_required`, and the handler runs again from the start when the client retries with the
-   * answer, so everything before this point must be safe to repeat.
-   */
-  createMessage(params: CreateMessageRequest["params"]): Promise<CreateMessageResult>;
-  /** Asks the user for input through the client (elicitation); re-runs the handler like `createMessage`. */
-  elicitInput(params: ElicitRequest["params"]): Promise<ElicitResult>;
-  /** Asks the client for its roots (directories or files it shares); re-runs the handler like `createMessage`. */
-  listRoots(): Promise<ListRootsResult>;
 }
+
+/** The context a prompt's `render` gets: it may ask the client too. */
+export interface PromptContext extends RequestContext, Partial<InputContext> {}
 
 export type { AuthInfo, LoggingLevel };

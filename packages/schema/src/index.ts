@@ -1,7 +1,16 @@
 export { MAX_LISTED_ISSUES, type ParseResult, parseArguments, unknownKeyIssues } from "./arguments.js";
 export { type CacheHint, checkCacheHint } from "./cache.js";
 export { checkInputDescriptions, NAME_PATTERN } from "./checks.js";
-export type { AuthInfo, Logger, LoggingLevel, RequestContext, ToolContext } from "./context.js";
+export type {
+  AskOptions,
+  AuthInfo,
+  InputContext,
+  Logger,
+  LoggingLevel,
+  PromptContext,
+  RequestContext,
+  ToolContext,
+} from "./context.js";
 export { DefinitionError } from "./definition-error.js";
 export { type ContractChange, diffContracts, type PublishedContract } from "./diff.js";
 export { describeValue, formatPath, hintErrorMap, toValidationIssues } from "./hints.js";

@@ -2,7 +2,7 @@ import type { GetPromptResult, PromptMessage } from "@modelcontextprotocol/sdk/t
 import type { z } from "zod";
 import { type ParseResult, parseArguments } from "./arguments.js";
 import { checkName, checkText, descriptionOf } from "./checks.js";
-import type { RequestContext } from "./context.js";
+import type { PromptContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
 import { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
 import type { Completer } from "./resource.js";
@@ -20,7 +20,8 @@ export interface PromptConfig<A extends ArgsObject> {
   /** String arguments (prompts/get sends strings); each with a description. */
   args: A;
   complete?: { [K in keyof z.output<A>]?: Completer };
-  render: (args: z.output<A>, ctx: RequestContext) => MaybePromise<PromptBody>;
+  /** May ask the client through `ctx` (2026-07-28: the prompt answers `input_required` and renders again). */
+  render: (args: z.output<A>, ctx: PromptContext) => MaybePromise<PromptBody>;
 }
 
 /** One argument as published in prompts/list. */

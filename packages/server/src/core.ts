@@ -18,7 +18,7 @@ import type { ChangeBus, ChangeEvent } from "./changes.js";
 import { LocalChangeBus } from "./changes.js";
 import { type Envelope, readEnvelope } from "./envelope.js";
 import { type Era, isModernRequest, LEGACY_PROTOCOL_VERSIONS, MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
-import { type InputMethod, InputRound } from "./input-round.js";
+import { InputRound } from "./input-round.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 import { checkLogLevel, completionParams, optionalObject, type Params, paramsOf, requireString } from "./params.js";
 import { RequestStateCodec, type RequestStateOptions, type StateBinding } from "./request-state.js";
@@ -258,6 +258,8 @@ export class ProtocolCore {
     };
     if (scope.authInfo) ctx.authInfo = scope.authInfo;
     if (scope.sessionId) ctx.sessionId = scope.sessionId;
+    const capabilities = call.envelope?.clientCapabilities ?? scope.connection?.clientCapabilities();
+    if (capabilities) ctx.clientCapabilities = capabilities;
     return ctx;
   }
 
@@ -293,6 +295,8 @@ export class ProtocolCore {
     };
     if (scope.authInfo) ctx.authInfo = scope.authInfo;
     if (scope.sessionId) ctx.sessionId = scope.sessionId;
+    const capabilities = envelope?.clientCapabilities ?? connection?.clientCapabilities();
+    if (capabilities) ctx.clientCapabilities = capabilities;
     return ctx;
   }
 
@@ -302,11 +306,10 @@ export class ProtocolCore {
     connection: LegacyConnection | undefined,
   ): Pick<ToolContext, "createMessage" | "elicitInput" | "listRoots"> {
     if (round) {
-      const ask = (method: InputMethod) => (params?: unknown) => round.ask(method, params) as Promise<never>;
       return {
-        createMessage: ask("sampling/createMessage"),
-        elicitInput: ask("elicitation/create"),
-        listRoots: () => ask("roots/list")(),
+        createMessage: (params, options) => round.ask("sampling/createMessage", params, options?.key) as Promise<never>,
+        elicitInput: (params, options) => round.ask("elicitation/create", params, options?.key) as Promise<never>,
+        listRoots: (options) => round.ask("roots/list", undefined, options?.key) as Promise<never>,
       };
     }
     if (!connection) return NO_SESSION;
@@ -334,41 +337,67 @@ export class ProtocolCore {
   }
 
   async #callTool(call: Call): Promise<unknown> {
-    const { params, scope, envelope } = call;
+    const { params, scope } = call;
     const name = requireString("tools/call", params, "name", "the tool name (a non-empty string)");
     const args = optionalObject("tools/call", params, "arguments") ?? {};
     scope.onToolCall?.(name);
     const view = this.runtime.viewFor(scope.authInfo);
-    if (!envelope) {
-      return this.runtime.callTool(
-        name,
-        args,
-        view,
-        this.#toolContext(call, name, undefined),
-        scope.cancel ?? scope.signal,
-      );
+    if (!call.envelope) {
+      const ctx = this.#toolContext(call, name, undefined);
+      return this.runtime.callTool(name, args, view, ctx, scope.cancel ?? scope.signal);
     }
+    return this.#inRounds(call, name, args, (round) =>
+      this.runtime.callTool(name, args, view, this.#toolContext(call, name, round), round),
+    );
+  }
+
+  async #getPrompt(call: Call): Promise<unknown> {
+    const { params } = call;
+    const name = requireString("prompts/get", params, "name", "the prompt name (a non-empty string)");
+    const args = optionalObject("prompts/get", params, "arguments") ?? {};
+    if (!call.envelope) {
+      return this.runtime.getPrompt(name, args, {
+        ...this.#baseContext(call),
+        ...this.#questions(undefined, call.scope.connection),
+      });
+    }
+    return this.#inRounds(call, name, args, (round) =>
+      // A prompt is not raced by runTool: the round's stop ends the wait for it.
+      Promise.race([
+        this.runtime.getPrompt(name, args, { ...this.#baseContext(call), ...this.#questions(round, undefined) }),
+        round.stopped,
+      ]),
+    );
+  }
+
+  /**
+   * One round of a 2026-07-28 multi round-trip request: the answers from the signed state and
+   * `inputResponses`, a run of the handler, then its result, or `input_required` with the
+   * questions it asked and a new state that carries every answer so far.
+   */
+  async #inRounds<T>(call: Call, target: string, args: unknown, run: (round: InputRound) => Promise<T>) {
+    const { params, scope, method, envelope } = call;
     const binding: StateBinding = {
-      method: "tools/call",
-      target: name,
+      method,
+      target,
       args,
       principal: scope.authInfo ? `${scope.authInfo.clientId}` : "",
     };
     const earlier = params.requestState === undefined ? {} : this.#state.open(params.requestState, binding);
-    const given = optionalObject("tools/call", params, "inputResponses") ?? {};
+    const given = optionalObject(method, params, "inputResponses") ?? {};
     const round = new InputRound(
       { ...earlier, ...given },
-      envelope.clientCapabilities,
+      envelope?.clientCapabilities ?? {},
       scope.cancel ?? lazySignal(scope),
     );
-    const result = await this.runtime.callTool(name, args, view, this.#toolContext(call, name, round), round);
+    const result = await run(round);
     if (round.failure) throw round.failure;
     if (!round.needsInput) return result;
     const requestState = this.#state.seal(binding, round.answers as Record<string, unknown>);
     if (requestState === undefined) {
       throw new JsonRpcError(
         JsonRpcCode.InvalidParams,
-        `Invalid params: the answers to ${name}'s questions are larger than ${this.#state.maxBytes} bytes; answer with less`,
+        `Invalid params: the answers to ${target}'s questions are larger than ${this.#state.maxBytes} bytes; answer with less`,
       );
     }
     return { resultType: "input_required", inputRequests: Object.fromEntries(round.asked), requestState };
@@ -527,15 +556,7 @@ export class ProtocolCore {
     }
     if (runtime.hasPrompts) {
       on("prompts/list", { era: "both", run: () => ({ prompts: runtime.listPrompts() }), cache: definitions });
-      on("prompts/get", {
-        era: "both",
-        run: (call) =>
-          runtime.getPrompt(
-            requireString("prompts/get", call.params, "name", "the prompt name (a non-empty string)"),
-            optionalObject("prompts/get", call.params, "arguments") ?? {},
-            base(call),
-          ),
-      });
+      on("prompts/get", { era: "both", run: (call) => this.#getPrompt(call) });
     }
     if (runtime.hasResources || runtime.hasPrompts) {
       on("completion/complete", {

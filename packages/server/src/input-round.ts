@@ -54,11 +54,13 @@ export class InputRound implements CancelSignal {
     return this.asked.size > 0 && this.failure === undefined;
   }
 
-  ask(method: InputMethod, params?: unknown): Promise<unknown> {
+  ask(method: InputMethod, params?: unknown, key?: string): Promise<unknown> {
     const kind = KINDS[method];
-    const n = (this.#counts.get(kind.key) ?? 0) + 1;
-    this.#counts.set(kind.key, n);
-    const key = `${kind.key}-${n}`;
+    if (key === undefined) {
+      const n = (this.#counts.get(kind.key) ?? 0) + 1;
+      this.#counts.set(kind.key, n);
+      key = `${kind.key}-${n}`;
+    }
     if (!this.#allows(method, params)) {
       this.failure ??= missingCapability(kind.capability, kind.what);
       return this.#stop();
@@ -88,6 +90,14 @@ export class InputRound implements CancelSignal {
       return typeof elicitation.url === "object" && elicitation.url !== null;
     }
     return true;
+  }
+
+  /** Settles when the run stops on a question (for handlers that are not raced by runTool, such as prompts). */
+  get stopped(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#stopped) resolve();
+      else this.#listeners.add(() => resolve());
+    });
   }
 
   /** Ends the run: the handler's pending question never settles, and the call stops here. */
