@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CancelledError, newErrorRef } from "@toolshed/errors";
 import type { Logger, Pack, TextFormat } from "@toolshed/schema";
-import { createLogger, createServer, type ToolshedServer } from "@toolshed/server";
+import { type ChangeBus, createLogger, createServer, type ToolshedServer } from "@toolshed/server";
 import { type Context, Hono } from "hono";
 import { createAuthenticator, type JwtOptions } from "./auth.js";
 import { createDispatcher } from "./dispatcher.js";
@@ -59,6 +59,13 @@ export interface HttpAppOptions {
   rateLimiter?: RateLimiter;
   /** Readiness probe for /readyz (e.g. the database answers). */
   ready?: () => boolean | Promise<boolean>;
+  /** Where resource changes are published (e.g. createRedisChangeBus, shared by instances); closed by its owner. */
+  changes?: ChangeBus;
+  /**
+   * HMAC key for 2026-07-28 multi round-trip `requestState` (at least 16 bytes); instances behind one
+   * load balancer must share it. Default: a random key per process.
+   */
+  stateSecret?: string;
   /** Public base URL (scheme://host[:port]) when behind a proxy; otherwise taken from the request. */
   publicUrl?: string;
   /** Path of the MCP endpoint (default /mcp). */
@@ -109,6 +116,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
       ...(options.textFormat === undefined ? {} : { textFormat: options.textFormat }),
       ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+      ...(options.changes === undefined ? {} : { changes: options.changes }),
+      ...(options.stateSecret === undefined ? {} : { requestState: { secret: options.stateSecret } }),
     });
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

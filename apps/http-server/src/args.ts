@@ -23,8 +23,10 @@ export interface HttpServerConfig {
   databaseSchema?: string;
   /** Redis URL: the rate limit is counted there, shared by every instance. */
   redisUrl?: string;
-  /** Prefix of the rate limiter's Redis keys (default `toolshed:rl`). */
+  /** Prefix of the rate limiter's Redis keys and the change channel (default `toolshed:rl`, `toolshed:changes`). */
   redisPrefix?: string;
+  /** TOOLSHED_STATE_SECRET: the HMAC key of 2026-07-28 requestState, shared by instances. */
+  stateSecret?: string;
   packs: PackName[];
   readOnly: boolean;
   demo: boolean;
@@ -205,6 +207,7 @@ export function parseHttpArgs(
     databaseSchema: get("database-schema"),
     redisUrl: get("redis-url"),
     redisPrefix: get("redis-prefix"),
+    stateSecret: env.TOOLSHED_STATE_SECRET || undefined,
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(config, { [key]: value });
   const hosts = get("allowed-hosts");
@@ -229,6 +232,11 @@ function checkConfig(config: HttpServerConfig): void {
     throw new HttpConfigError("--jwt-issuer and --jwt-audience need --jwks-url, the key set tokens are checked with");
   }
   if (config.publicUrl !== undefined) checkUrl("--public-url", config.publicUrl);
+  if (config.stateSecret !== undefined && Buffer.byteLength(config.stateSecret) < 16) {
+    throw new HttpConfigError(
+      "TOOLSHED_STATE_SECRET must be at least 16 bytes (32 random bytes recommended, e.g. openssl rand -hex 32)",
+    );
+  }
   if (config.databaseUrl !== undefined) {
     checkScheme(
       "--database-url",

@@ -10,6 +10,7 @@ import { checkAuthConfigured } from "./guards.js";
 import { HttpConfigError, HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import { loadTokens } from "./load-tokens.js";
 import type { RateLimiter } from "./rate-limit.js";
+import { createRedisChangeBus, DEFAULT_CHANGES_CHANNEL } from "./redis-changes.js";
 import { createRedisRateLimiter } from "./redis-rate-limit.js";
 import { VERSION } from "./version.js";
 
@@ -61,6 +62,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
     );
   }
   let limiter: RateLimiter | undefined;
+  let changes: Awaited<ReturnType<typeof createRedisChangeBus>> | undefined;
   if (options.redisUrl !== undefined) {
     limiter = await createRedisRateLimiter({
       url: options.redisUrl,
@@ -68,9 +70,15 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       ...(options.redisPrefix === undefined ? {} : { keyPrefix: options.redisPrefix }),
       logger,
     });
+    changes = await createRedisChangeBus({
+      url: options.redisUrl,
+      channel: options.redisPrefix === undefined ? DEFAULT_CHANGES_CHANNEL : `${options.redisPrefix}:changes`,
+      logger,
+    });
   }
   const release = async () => {
     await limiter?.close();
+    await changes?.close();
     await opened.close();
   };
 
@@ -108,6 +116,8 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       tokens,
       ...(jwt ? { jwt } : {}),
       ...(limiter ? { rateLimiter: limiter } : {}),
+      ...(changes ? { changes } : {}),
+      ...(options.stateSecret === undefined ? {} : { stateSecret: options.stateSecret }),
       ready: () => opened.ready(),
     });
   } catch (error) {

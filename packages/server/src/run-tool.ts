@@ -118,6 +118,11 @@ class Call {
       this.#stop = resolve;
     });
     const onClientAbort = () => this.abort(clientAbortReason(clientSignal as CancelSignal));
+    // The handler may have stopped the call while it ran synchronously (a 2026-07-28 question).
+    if (clientSignal?.aborted) {
+      onClientAbort();
+      return STOPPED;
+    }
     clientSignal?.addEventListener("abort", onClientAbort, { once: true });
     const timer =
       timeoutMs > 0

@@ -8,6 +8,11 @@ import { accountIdSchema } from "../schemas.js";
 export const LISTED_ACCOUNTS = 100;
 const COMPLETIONS = 100;
 
+/** The URI of an account's resource. */
+export function accountUri(id: string): string {
+  return `crm://accounts/${encodeURIComponent(id)}`;
+}
+
 export function accountResource({ backend, call }: CrmDeps) {
   return defineResourceTemplate({
     uriTemplate: "crm://accounts/{account_id}",
@@ -23,7 +28,7 @@ export function accountResource({ backend, call }: CrmDeps) {
     list: async (ctx) => {
       const page = await call(ctx.signal, (signal) => backend.listAccounts({ limit: LISTED_ACCOUNTS }, { signal }));
       return page.accounts.map((a) => ({
-        uri: `crm://accounts/${encodeURIComponent(a.id)}`,
+        uri: accountUri(a.id),
         name: a.name,
         description: `${a.tier} account, ARR $${a.arr}${a.archived ? ", archived" : ""}`,
       }));

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Account } from "../backend.js";
 import type { CrmDeps } from "../deps.js";
 import { accountNotFound } from "../not-found.js";
+import { accountUri } from "../resources/account.js";
 import { accountIdSchema, tierSchema } from "../schemas.js";
 
 const TOOL_NAME = "crm_bulk_update_tier";
@@ -72,6 +73,7 @@ export function bulkUpdateTierTool({ backend, call }: CrmDeps) {
           const update = await call(ctx.signal, (signal) => backend.updateTier(id, new_tier, { signal }));
           if (update.status === "not_found") throw await accountNotFound(backend, call, id, ctx.signal);
           if (update.status === "archived") throw archived(update.account);
+          ctx.resourceUpdated?.(accountUri(id));
           return { id, name: update.account.name, previous_tier: update.previousTier, tier: update.account.tier };
         },
         { concurrency: CONCURRENCY, signal: ctx.signal, toolName: TOOL_NAME, logger: ctx.logger },

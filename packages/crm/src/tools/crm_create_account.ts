@@ -1,6 +1,7 @@
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
 import type { CrmDeps } from "../deps.js";
+import { accountUri } from "../resources/account.js";
 import { accountSchema, tierSchema } from "../schemas.js";
 
 export const createAccountInput = z.object({
@@ -28,7 +29,13 @@ export function createAccountTool({ backend, call }: CrmDeps) {
     input: createAccountInput,
     output: accountSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    handler: async ({ idempotency_key, ...account }, ctx) =>
-      call(ctx.signal, (signal) => backend.createAccount(account, { signal, idempotencyKey: idempotency_key })),
+    handler: async ({ idempotency_key, ...account }, ctx) => {
+      const created = await call(ctx.signal, (signal) =>
+        backend.createAccount(account, { signal, idempotencyKey: idempotency_key }),
+      );
+      ctx.resourceUpdated?.(accountUri(created.id));
+      ctx.resourceListChanged?.();
+      return created;
+    },
   });
 }

@@ -1,5 +1,6 @@
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
+import { noteUri } from "../resources/note.js";
 import { idempotencyKey, noteBody, noteOutput, noteTags, noteTitle, toNoteOutput } from "../schemas.js";
 import type { NotesStore } from "../store.js";
 
@@ -25,8 +26,10 @@ export function createNoteTool(store: NotesStore) {
     input: createNoteInput,
     output: noteOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    handler: async ({ title, body, tags, idempotency_key }) => {
+    handler: async ({ title, body, tags, idempotency_key }, ctx) => {
       const note = await store.createNote({ title, body, tags }, { idempotencyKey: idempotency_key });
+      ctx.resourceUpdated?.(noteUri(note.title));
+      ctx.resourceListChanged?.();
       return toNoteOutput(note);
     },
   });

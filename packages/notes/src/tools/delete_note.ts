@@ -1,5 +1,6 @@
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
+import { noteUri } from "../resources/note.js";
 import { noteTitle } from "../schemas.js";
 import type { NotesStore } from "../store.js";
 
@@ -20,6 +21,13 @@ export function deleteNoteTool(store: NotesStore) {
     input: deleteNoteInput,
     output: deleteNoteOutput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    handler: async ({ title }) => ({ deleted: await store.deleteNote(title) }),
+    handler: async ({ title }, ctx) => {
+      const deleted = await store.deleteNote(title);
+      if (deleted) {
+        ctx.resourceUpdated?.(noteUri(title));
+        ctx.resourceListChanged?.();
+      }
+      return { deleted };
+    },
   });
 }

@@ -1,6 +1,7 @@
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
 import { noteNotFound } from "../not-found.js";
+import { noteUri } from "../resources/note.js";
 import { noteBody, noteOutput, noteTags, noteTitle, toNoteOutput } from "../schemas.js";
 import type { NotesStore } from "../store.js";
 
@@ -30,9 +31,10 @@ export function updateNoteTool(store: NotesStore) {
     input: updateNoteInput,
     output: noteOutput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    handler: async ({ title, body, tags, expected_version }) => {
+    handler: async ({ title, body, tags, expected_version }, ctx) => {
       const note = await store.updateNote(title, { body, tags }, { expectedVersion: expected_version });
       if (!note) throw await noteNotFound(store, title);
+      ctx.resourceUpdated?.(noteUri(note.title));
       return toNoteOutput(note);
     },
   });

@@ -9,6 +9,11 @@ export const LISTED_TICKETS = 50;
 const COMPLETIONS = 20;
 const COMMENTS_SHOWN = 100;
 
+/** The URI of a ticket's resource. */
+export function ticketUri(id: string): string {
+  return `ticket://${id}`;
+}
+
 export function ticketResource(store: TicketsStore) {
   return defineResourceTemplate({
     uriTemplate: "ticket://{id}",
@@ -21,7 +26,7 @@ export function ticketResource(store: TicketsStore) {
     list: async () => {
       const { tickets } = await store.listTickets({ status: "any", limit: LISTED_TICKETS });
       return tickets.map((t) => ({
-        uri: `ticket://${t.id}`,
+        uri: ticketUri(t.id),
         name: t.id,
         title: `${t.id}: ${t.title}`,
         description: `${t.status}, ${t.priority} priority, updated ${t.updated_at}`,

@@ -1,5 +1,6 @@
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
+import { ticketUri } from "../resources/ticket.js";
 import { idempotencyKeySchema, TicketCommentSchema, textSchema } from "../schemas.js";
 import type { TicketsStore } from "../store.js";
 import { ticketIdSchema } from "../ticket-id.js";
@@ -25,7 +26,14 @@ export function addTicketCommentTool(store: TicketsStore) {
     input: AddTicketCommentInput,
     output: AddTicketCommentOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    handler: ({ id, body, idempotency_key }) =>
-      store.addComment(id, body, idempotency_key === undefined ? {} : { idempotencyKey: idempotency_key }),
+    handler: async ({ id, body, idempotency_key }, ctx) => {
+      const added = await store.addComment(
+        id,
+        body,
+        idempotency_key === undefined ? {} : { idempotencyKey: idempotency_key },
+      );
+      ctx.resourceUpdated?.(ticketUri(added.ticket_id));
+      return added;
+    },
   });
 }

@@ -1,5 +1,6 @@
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
+import { ticketUri } from "../resources/ticket.js";
 import { idempotencyKeySchema, TicketPrioritySchema, TicketSchema, textSchema } from "../schemas.js";
 import type { TicketsStore } from "../store.js";
 
@@ -27,11 +28,13 @@ export function createTicketTool(store: TicketsStore) {
     input: CreateTicketInput,
     output: CreateTicketOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    handler: async ({ title, body, priority, idempotency_key }) => {
+    handler: async ({ title, body, priority, idempotency_key }, ctx) => {
       const created = await store.createTicket(
         { title, body, priority },
         idempotency_key === undefined ? {} : { idempotencyKey: idempotency_key },
       );
+      ctx.resourceUpdated?.(ticketUri(created.ticket.id));
+      ctx.resourceListChanged?.();
       return { ...created.ticket, similar: created.similar };
     },
   });

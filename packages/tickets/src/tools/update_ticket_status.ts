@@ -1,5 +1,6 @@
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
+import { ticketUri } from "../resources/ticket.js";
 import { TicketSchema, TicketStatusSchema, textSchema } from "../schemas.js";
 import type { TicketsStore } from "../store.js";
 import { ticketIdSchema } from "../ticket-id.js";
@@ -41,8 +42,9 @@ export function updateTicketStatusTool(store: TicketsStore) {
     output: UpdateTicketStatusOutput,
     // Destructive: closing replaces an earlier resolution and reopening erases it.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    handler: async ({ id, status, resolution }) => {
+    handler: async ({ id, status, resolution }, ctx) => {
       const change = await store.updateTicketStatus(id, resolution === undefined ? { status } : { status, resolution });
+      if (change.changed) ctx.resourceUpdated?.(ticketUri(change.ticket.id));
       const { body: _body, ...ticket } = change.ticket;
       return { ...ticket, previous_status: change.previous_status, changed: change.changed };
     },
