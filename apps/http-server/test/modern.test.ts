@@ -1,7 +1,16 @@
 // The 2026-07-28 wire on the stateless endpoint, as raw HTTP: discover, the _meta envelope and its
 // errors, header checks, status codes, cache hints, multi round-trip requests and subscriptions/listen.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE, killAll, post, removeTempDirs, type Started, sseMessages, startServer } from "./helpers.js";
+import {
+  FIXTURE,
+  killAll,
+  openStream,
+  post,
+  removeTempDirs,
+  type Started,
+  sseMessages,
+  startServer,
+} from "./helpers.js";
 
 const V = "2026-07-28";
 const envelope = (capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
@@ -231,17 +240,9 @@ describe("2026-07-28 over HTTP", () => {
   });
 
   it("subscriptions/listen: acknowledged first, then updates of a watched note, tagged with the listen id", async () => {
-    const controller = new AbortController();
-    const res = await fetch(server.url, {
-      method: "POST",
-      signal: controller.signal,
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": V,
-        "mcp-method": "subscriptions/listen",
-      },
-      body: JSON.stringify({
+    const stream = await openStream(
+      server.url,
+      {
         jsonrpc: "2.0",
         id: "listen-1",
         method: "subscriptions/listen",
@@ -253,24 +254,11 @@ describe("2026-07-28 over HTTP", () => {
             resourceSubscriptions: ["note://watched"],
           },
         },
-      }),
-    });
-    expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    let buffered = "";
-    const next = async (): Promise<Record<string, unknown>> => {
-      for (;;) {
-        const [event] = sseMessages(buffered);
-        const end = buffered.indexOf("\n\n");
-        if (event && end >= 0) {
-          buffered = buffered.slice(end + 2);
-          return event;
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error("stream ended");
-        buffered += new TextDecoder().decode(value);
-      }
-    };
+      },
+      { "mcp-protocol-version": V, "mcp-method": "subscriptions/listen" },
+    );
+    expect(stream.contentType).toMatch(/text\/event-stream/);
+    const next = stream.next;
     const tag = { "io.modelcontextprotocol/subscriptionId": "listen-1" };
     expect(await next()).toEqual({
       jsonrpc: "2.0",
@@ -292,7 +280,7 @@ describe("2026-07-28 over HTTP", () => {
       method: "notifications/resources/list_changed",
       params: { _meta: tag },
     });
-    controller.abort();
+    stream.close();
   });
 
   it("with --sessions, a 2026-07-28 request is answered without a session and opens none", async () => {
