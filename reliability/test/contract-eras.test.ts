@@ -162,6 +162,31 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
     }
   });
 
+  it("one handler asks the user and the model in either era (2025: a request on the connection; 2026: input_required and a retry)", async () => {
+    const asking = await target.connect({ answers: { name: "Ada", model: "test-model", text: "42" } });
+    try {
+      const user = await asking.call("ask_user");
+      const model = await asking.call("ask_model", { question: "6 x 7?" });
+      if (target.era === "legacy" && target.transport === "http") {
+        // Stateless 2025 HTTP has no channel back to the client: a clear tool error, not a hang.
+        expect(text(user)).toMatch(/runs without sessions, so the tool cannot ask the user/);
+        expect(errorMeta(model)).toMatchObject({ code: "failed_precondition", retryable: false });
+      } else {
+        expect(user.structuredContent).toEqual({ result: "hello Ada" });
+        expect(model.structuredContent).toEqual({ result: "test-model: 42" });
+      }
+    } finally {
+      await asking.close();
+    }
+  });
+
+  it("a client without the capability gets a clear answer, not a hang", async () => {
+    const r = await c.call("ask_user").catch((e: unknown) => wireError(e));
+    if (target.era === "modern")
+      expect(r).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
+    else expect(text(r as Result)).toMatch(/cannot ask the user/);
+  });
+
   it.runIf(target.transport === "http")("C14: a read-scope token sees and calls only read-only tools", async () => {
     const reader = await target.connect({ token: READER_TOKEN });
     try {

@@ -78,7 +78,9 @@ describe.skipIf(skip)("2026-07-28 across two instances (PostgreSQL, Redis, one s
         },
         headers("tools/call", "create_note"),
       );
-      expect(created.json).toMatchObject({ result: { resultType: "complete", structuredContent: { title: "shared" } } });
+      expect(created.json).toMatchObject({
+        result: { resultType: "complete", structuredContent: { title: "shared" } },
+      });
       expect(await stream.next()).toEqual({
         jsonrpc: "2.0",
         method: "notifications/resources/updated",

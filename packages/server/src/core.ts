@@ -163,9 +163,9 @@ export class ProtocolCore {
     return capabilities;
   }
 
-  /** The methods a 2025 connection hands to the core (the SDK answers initialize and ping itself). */
+  /** The methods a 2025 connection hands to the core (the SDK keeps the initialize handshake). */
   get connectionMethods(): string[] {
-    return [...this.#methods.keys()].filter((m) => m !== "initialize" && m !== "ping");
+    return [...this.#methods.keys()].filter((m) => m !== "initialize");
   }
 
   /**

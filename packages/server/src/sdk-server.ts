@@ -4,6 +4,7 @@ import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestContext } from "@toolshed/schema";
 import { z } from "zod";
 import type { CallScope, LegacyConnection, ProtocolCore } from "./core.js";
+import { isModernRequest } from "./era.js";
 import type { Params } from "./params.js";
 
 // Permissive request schemas: the SDK's own would turn a malformed request into a -32603 ZodError
@@ -81,9 +82,28 @@ export function createSdkServer(core: ProtocolCore): Server {
     );
   }
 
-  // Changes reach this connection once it is initialized: updates of what it subscribed to, and list changes.
+  // A 2026-07-28 request never initializes: `initialize` with a _meta version is -32601 there.
+  const handlers = (server as unknown as { _requestHandlers?: Map<string, (r: unknown, e: unknown) => unknown> })
+    ._requestHandlers;
+  const sdkInitialize = handlers?.get("initialize");
+  if (handlers && sdkInitialize) {
+    handlers.set("initialize", (request, extra) => {
+      const { params } = request as { params?: unknown };
+      if (isModernRequest("initialize", params)) {
+        return core.handle("initialize", params, (extra as Extra).requestId, scopeOf(extra as Extra));
+      }
+      return sdkInitialize(request, extra);
+    });
+  }
+
+  // Changes reach this connection once the client has finished the handshake (notifications/initialized):
+  // updates of what it subscribed to, and list changes.
+  let initialized = false;
+  server.oninitialized = () => {
+    initialized = true;
+  };
   const unsubscribe = core.changes.subscribe((event) => {
-    if (!server.getClientVersion()) return;
+    if (!initialized) return;
     const sent =
       event.type === "resources/updated"
         ? subscriptions.has(event.uri)

@@ -6,9 +6,11 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type RunningHttpServer, startHttpServer } from "@toolshed/http-server";
 import { build } from "esbuild";
 import { crmPack, FakeCrm, miscPack, notesPack, ticketsPack } from "../../../packages/server/test/fixtures.js";
+import { ContextProbe, contextPack } from "../../../packages/server/test/more-fixtures.js";
 
 /** One way to reach a server: an official client of one era over one transport. */
 export interface Target {
@@ -16,7 +18,14 @@ export interface Target {
   era: "legacy" | "modern";
   transport: "stdio" | "http";
   /** A client on a fresh server serving the contract fixture packs. */
-  connect(options?: { readOnly?: boolean; token?: string }): Promise<Connection>;
+  connect(options?: ConnectOptions): Promise<Connection>;
+}
+
+export interface ConnectOptions {
+  readOnly?: boolean;
+  token?: string;
+  /** The client can answer elicitation and sampling with these. */
+  answers?: { name: string; model: string; text: string };
 }
 
 export interface Connection {
@@ -86,7 +95,7 @@ async function httpServer(readOnly: boolean): Promise<RunningHttpServer> {
     port: 0,
     db: ":memory:",
     packs: [],
-    extraPacks: [notesPack, ticketsPack, crmPack(new FakeCrm()), miscPack],
+    extraPacks: [notesPack, ticketsPack, crmPack(new FakeCrm()), miscPack, contextPack(new ContextProbe())],
     readOnly,
     rateLimit: 0,
     logLevel: "fatal",
@@ -123,13 +132,39 @@ function modernConnection(client: ModernClient, close: () => Promise<void>, url?
 const info = { name: "contract-client", version: "1.0.0" };
 const pinned = { versionNegotiation: { mode: { pin: "2026-07-28" } } } as const;
 
+function legacyClient(options: ConnectOptions): LegacyClient {
+  const { answers } = options;
+  if (!answers) return new LegacyClient(info);
+  const client = new LegacyClient(info, { capabilities: { elicitation: {}, sampling: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { name: answers.name } }));
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: "assistant",
+    model: answers.model,
+    content: { type: "text", text: answers.text },
+  }));
+  return client;
+}
+
+function modernClient(options: ConnectOptions): ModernClient {
+  const { answers } = options;
+  if (!answers) return new ModernClient(info, { capabilities: {}, ...pinned });
+  const client = new ModernClient(info, { capabilities: { elicitation: { form: {} }, sampling: {} }, ...pinned });
+  client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: answers.name } }));
+  client.setRequestHandler("sampling/createMessage", async () => ({
+    role: "assistant",
+    model: answers.model,
+    content: { type: "text", text: answers.text },
+  }));
+  return client;
+}
+
 export const TARGETS: Target[] = [
   {
     name: "SDK 1.x client (2025-11-25) over stdio",
     era: "legacy",
     transport: "stdio",
     async connect(options = {}) {
-      const client = new LegacyClient(info);
+      const client = legacyClient(options);
       const args = [await stdioServer(), ...(options.readOnly ? ["--read-only"] : [])];
       await client.connect(new LegacyStdio({ command: process.execPath, args, stderr: "ignore" }));
       return legacyConnection(client, async () => {});
@@ -141,7 +176,7 @@ export const TARGETS: Target[] = [
     transport: "http",
     async connect(options = {}) {
       const server = await httpServer(options.readOnly ?? false);
-      const client = new LegacyClient(info);
+      const client = legacyClient(options);
       const headers = { Authorization: `Bearer ${options.token ?? WRITER_TOKEN}` };
       await client.connect(new LegacyHttp(new URL(server.url), { requestInit: { headers } }));
       return legacyConnection(client, () => server.close(), server.url);
@@ -152,7 +187,7 @@ export const TARGETS: Target[] = [
     era: "modern",
     transport: "stdio",
     async connect(options = {}) {
-      const client = new ModernClient(info, { capabilities: {}, ...pinned });
+      const client = modernClient(options);
       const args = [await stdioServer(), ...(options.readOnly ? ["--read-only"] : [])];
       await client.connect(new ModernStdio({ command: process.execPath, args, stderr: "ignore" }));
       return modernConnection(client, async () => {});
@@ -164,7 +199,7 @@ export const TARGETS: Target[] = [
     transport: "http",
     async connect(options = {}) {
       const server = await httpServer(options.readOnly ?? false);
-      const client = new ModernClient(info, { capabilities: {}, ...pinned });
+      const client = modernClient(options);
       const headers = { Authorization: `Bearer ${options.token ?? WRITER_TOKEN}` };
       await client.connect(new ModernHttp(new URL(server.url), { requestInit: { headers } }));
       return modernConnection(client, () => server.close(), server.url);
