@@ -54,7 +54,8 @@ describe("docs/examples", () => {
     });
     expect(ex.unknownTool).toMatchObject({
       code: -32602,
-      message: "MCP error -32602: Unknown tool: crm_delete_account",
+      message:
+        "MCP error -32602: Unknown tool: crm_delete_account. Closest tools: crm_get_account, crm_bulk_update_tier",
     });
   });
 

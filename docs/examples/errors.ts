@@ -94,7 +94,8 @@ export const partial = await call("crm_bulk_update_tier", {
   new_tier: "growth",
 });
 
-// C12: not a result: the request fails with McpError -32602 "Unknown tool: crm_delete_account"
+// C12: not a result: the request fails with McpError -32602
+//      "Unknown tool: crm_delete_account. Closest tools: crm_get_account, crm_bulk_update_tier"
 export const unknownTool = await call("crm_delete_account", {}).catch((error: unknown) => error);
 
 await client.close();

@@ -134,7 +134,10 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
 
   it("C12: an unknown tool is -32602 naming it; a missing resource is this era's code", async () => {
     const unknown = wireError(await c.call("nope_tool").catch((e: unknown) => e));
-    expect(unknown).toMatchObject({ code: -32602, message: "Unknown tool: nope_tool" });
+    expect(unknown).toMatchObject({
+      code: -32602,
+      message: "Unknown tool: nope_tool. Closest tools: ask_model, count_up, echo_text",
+    });
     const missing = wireError(await c.readResource("wiki://x").catch((e: unknown) => e));
     if (target.era === "modern") expect(missing).toMatchObject({ code: -32602, data: { uri: "wiki://x" } });
     else expect(missing.code).toBe(-32002);

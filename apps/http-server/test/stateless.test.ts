@@ -204,7 +204,11 @@ describe("stateless mode on the wire", () => {
       method: "tools/call",
       params: { name: "nope", arguments: {} },
     });
-    expect(unknown.json).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Unknown tool: nope" } });
+    expect(unknown.json).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32602, message: "Unknown tool: nope. Closest tools: get_note, list_notes, create_note" },
+    });
   });
 
   it("answers every request of a batch, with errors for the invalid elements, and none for notifications", async () => {

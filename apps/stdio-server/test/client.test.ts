@@ -69,7 +69,9 @@ describe("toolshed-stdio with the SDK Client over stdio", () => {
     );
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(-32602);
-    expect((error as McpError).message).toBe("MCP error -32602: Unknown tool: no_such_tool");
+    expect((error as McpError).message).toBe(
+      "MCP error -32602: Unknown tool: no_such_tool. Closest tools: search_notes, create_note, delete_note",
+    );
     const again = await client.callTool({ name: "get_note", arguments: { title: "groceries" } });
     expect(again.structuredContent).toMatchObject({ title: "groceries" });
   });

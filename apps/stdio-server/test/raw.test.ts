@@ -88,7 +88,10 @@ describe("raw stdio", () => {
     expect(byId.get(5)).toEqual({
       jsonrpc: "2.0",
       id: 5,
-      error: { code: -32602, message: "Unknown tool: no_such_tool" },
+      error: {
+        code: -32602,
+        message: "Unknown tool: no_such_tool. Closest tools: search_notes, create_note, delete_note",
+      },
     });
     expect(byId.get(6)).toMatchObject({ result: { isError: true } });
     expect(byId.get(null)).toMatchObject({ error: { code: -32700 } });

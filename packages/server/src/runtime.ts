@@ -7,6 +7,7 @@ import type {
   ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
+  closestMatches,
   ERROR_META_KEY,
   formatIssue,
   invalidArgumentsResult,
@@ -168,7 +169,15 @@ export class Runtime {
     signal?: CancelSignal,
   ): Promise<CallToolResult> {
     const tool = this.tools.get(name);
-    if (!tool) throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!tool) {
+      const closest = closestMatches(
+        name,
+        this.listTools(view).map((t) => t.name),
+        3,
+      );
+      const hint = closest.length > 0 ? `. Closest tools: ${closest.join(", ")}` : "; this server has no tools";
+      throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown tool: ${name}${hint}`);
+    }
     const started = performance.now();
     let result: CallToolResult;
     if (view.readOnly && tool.annotations.readOnlyHint !== true) {

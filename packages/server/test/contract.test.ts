@@ -341,11 +341,13 @@ describe("C11 partial success", () => {
 });
 
 describe("C12 protocol errors", () => {
-  it("C12: an unknown tool is JSON-RPC -32602 'Unknown tool: <name>'", async () => {
+  it("C12: an unknown tool is JSON-RPC -32602 'Unknown tool: <name>' with the closest names", async () => {
     const error = await call("nope_tool").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(-32602);
-    expect((error as McpError).message).toBe("MCP error -32602: Unknown tool: nope_tool");
+    expect((error as McpError).message).toBe(
+      "MCP error -32602: Unknown tool: nope_tool. Closest tools: count_up, echo_text, get_note",
+    );
   });
 
   it("C12: arguments that are not an object, a missing name and bad params are -32602 hints", async () => {
