@@ -1,35 +1,38 @@
 // HTTP throughput, latency and memory: each contender in its own process on core 0, autocannon
 // in this process on core 1, tools/call under a fixed number of connections. Contenders take
 // turns within each round (the order rotates), so drift on the machine hits all of them alike.
+// A contender with `era: "modern"` gets 2026-07-28 requests (headers and `_meta` envelope), the
+// others 2025 ones.
 import autocannon from "autocannon";
 import { HTTP_CONTENDERS, TOOLS } from "./contenders/index.mjs";
-import { callMessage, checkCall, expectedText, HEADERS, openSession, post } from "./harness/mcp.mjs";
+import { bodyCheck, callMessage, checkCall, headersFor, openSession, post } from "./harness/mcp.mjs";
 import { freePort, memoryOf, startServer } from "./harness/proc.mjs";
 
-function load(url, headers, body, marker, { connections, seconds }) {
+function load(url, headers, body, verifyBody, { connections, seconds }) {
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url,
         method: "POST",
-        headers: { ...HEADERS, ...headers },
+        headers,
         body,
         connections,
         duration: seconds,
-        // Every answer must carry the expected text: a fast wrong answer is a failure.
-        verifyBody: (text) => text.includes(marker),
+        // Every answer must pass the check: a fast wrong answer is a failure.
+        verifyBody,
       },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
   });
 }
 
-/** Proves a running contender answers both tools correctly; returns the headers the load needs. */
+/** Proves a running contender answers both tools correctly, in its era; returns its session headers (none when stateless). */
 async function verify(contender, url) {
   const headers = contender.session ? await openSession(url) : {};
   for (const { tool, args, value } of TOOLS) {
-    const answer = await post(url, callMessage(tool, args), headers);
-    const problem = answer.status === 200 ? checkCall(answer.messages[0], value) : `HTTP ${answer.status}`;
+    const answer = await post(url, callMessage(tool, args, 1, contender.era), headers, contender.era);
+    const problem =
+      answer.status === 200 ? checkCall(answer.messages[0], value, contender.era) : `HTTP ${answer.status}`;
     if (problem) throw new Error(`${contender.label}, ${tool}: ${problem}`);
   }
   return headers;
@@ -55,13 +58,15 @@ export async function runHttpBench({ db, rounds, seconds, warmupSeconds, connect
       let server;
       try {
         server = await startServer(contender.script, [...contender.args, "--port", String(port), "--db", db]);
-        const headers = await verify(contender, server.url);
+        const session = await verify(contender, server.url);
         const idle = memoryOf(server.pid);
         for (const { tool, args, value } of TOOLS) {
-          const body = JSON.stringify(callMessage(tool, args, 7));
-          const marker = expectedText(value);
-          if (warmupSeconds > 0) await load(server.url, headers, body, marker, { connections, seconds: warmupSeconds });
-          const r = await load(server.url, headers, body, marker, { connections, seconds });
+          const message = callMessage(tool, args, 7, contender.era);
+          const body = JSON.stringify(message);
+          const headers = { ...headersFor(message, contender.era), ...session };
+          const check = bodyCheck(value, contender.era);
+          if (warmupSeconds > 0) await load(server.url, headers, body, check, { connections, seconds: warmupSeconds });
+          const r = await load(server.url, headers, body, check, { connections, seconds });
           const bad = r.errors + r.timeouts + r.non2xx + (r.mismatches ?? 0);
           if (bad > 0 || r.requests.total === 0) {
             failures.push(

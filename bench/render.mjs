@@ -1,7 +1,11 @@
 // docs/benchmarks.md from the results of one run-all: a table and a chart per benchmark, ratios to
-// each reference measured in the same run, the targets from issue 5, the machine.
+// each reference measured in the same run, the targets from issue 5 and of the 2026-07-28 era,
+// the 2025-era rows against the report this run replaces, the machine.
 import { barChart } from "./charts/index.mjs";
 import { summary } from "./harness/stats.mjs";
+
+/** A 2025-era row below this share of its median in the previous report counts as regressed. */
+export const REGRESSION_FLOOR = 0.9;
 
 const fmt = (v, digits = 0) =>
   Number.isFinite(v)
@@ -22,12 +26,14 @@ function chart(addChart, name, spec) {
   return path ? `![${spec.title}](${path})` : "";
 }
 
-function httpSection(http, addChart) {
+function httpSection(http, addChart, previous, quick) {
   const refs = http.contenders.filter((c) => c.reference);
   const out = [
     "## HTTP throughput and latency",
     "",
     `tools/call over Streamable HTTP (JSON answers), ${http.connections} connections, ${http.seconds} s measured after a warm-up, ${http.rounds} rounds; in each round every contender is started fresh and the order rotates. Spread: half the min–max range over rounds, as a share of the median. Ratios: Toolshed's median req/s divided by the reference's.`,
+    "",
+    'Rows marked 2026-07-28 are loaded with 2026-07-28 requests: `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method` and `Mcp-Name` headers and the `_meta` envelope (protocol version, client capabilities); every answer must also say `resultType: "complete"`. The other rows get 2025 requests (`MCP-Protocol-Version: 2025-06-18`, no envelope, no initialize for the stateless servers). The SDK v2 rows are one `createMcpHandler` process behind a small node:http adapter: its modern path for 2026-07-28, its default legacy stateless serving (server and transport per request, SSE answers) for 2025. Its factory runs on every request, as the SDK intends; the schemas are built once.',
     "",
   ];
   for (const tool of http.tools) {
@@ -76,7 +82,67 @@ function httpSection(http, addChart) {
       "",
     );
   }
+  out.push(...previousSection(http, previous, quick));
   return out.join("\n");
+}
+
+/**
+ * Every 2025-era row of this run next to the same row (by label) of the previous report:
+ * `{ tool, label, id, now, before: { median, min, max }, ratio, regressed }`.
+ */
+export function legacyComparison(http, previous) {
+  if (!http || !previous) return [];
+  const rows = [];
+  for (const tool of http.tools) {
+    for (const c of http.contenders.filter((c) => c.era !== "modern")) {
+      const before = previous.tools[tool]?.[c.label];
+      if (!before) continue;
+      const now = summary(http.runs[c.id][tool].map((r) => r.rps)).median;
+      const ratio = now / before.median;
+      rows.push({ tool, label: c.label, id: c.id, now, before, ratio, regressed: !(ratio >= REGRESSION_FLOOR) });
+    }
+  }
+  return rows;
+}
+
+/** Why a comparison with the previous report says nothing, or undefined when it does. */
+function notComparable(previous, quick) {
+  if (quick) return "this is a quick run";
+  if (previous.quick) return "the previous report came from a quick run";
+  return undefined;
+}
+
+function previousSection(http, previous, quick) {
+  const out = ["### 2025 era against the previous report", ""];
+  const rows = legacyComparison(http, previous);
+  if (rows.length === 0) {
+    out.push(
+      previous
+        ? `No 2025-era row of this run is in ${previous.file}.`
+        : "No previous report to compare with (or it had no HTTP figures).",
+      "",
+    );
+    return out;
+  }
+  const why = notComparable(previous, quick);
+  out.push(
+    `Median req/s of each 2025-era row against the same row of the report this run replaced (generated ${previous.date}), read before the run started. Regressed: below ${REGRESSION_FLOOR}× the previous median. raw node:http has no Toolshed code in it: when it moved as much, the machine moved.${why ? ` Not comparable: ${why}.` : ""}`,
+    "",
+    table(
+      ["contender", "tool", "before (median)", "before min–max", "this run", "× before", "regressed"],
+      rows.map((r) => [
+        r.label,
+        `\`${r.tool}\``,
+        fmt(r.before.median),
+        range(r.before),
+        fmt(r.now),
+        `${r.ratio.toFixed(3)}×`,
+        why ? "n/a" : r.regressed ? "**yes**" : "no",
+      ]),
+    ),
+    "",
+  );
+  return out;
 }
 
 function memorySection(http, addChart) {
@@ -204,30 +270,68 @@ function inProcessSection(inp, addChart) {
   return out.join("\n");
 }
 
-/** Each target of issue 5 with the figures of this run. */
-export function targets({ http, stdio, inp }) {
+/** `a / b` with both figures, e.g. `0.95× (5,623 vs 5,923 req/s)`; more digits next to a threshold. */
+const versus = (a, b, digits = 2) =>
+  `${Number.isFinite(a / b) ? (a / b).toFixed(digits) : "n/a"}× (${fmt(a)} vs ${fmt(b)} req/s)`;
+
+/**
+ * Each target of issue 5 and of the 2026-07-28 era with the figures of this run (`met`
+ * undefined: nothing to judge), and whether the 2025-era Toolshed rows regressed against
+ * `previous`, the report this run replaces.
+ */
+export function targets({ options, http, stdio, inp, previous }) {
   const list = [];
   const med = (values) => summary(values).median;
   if (http) {
+    const rps = (id, tool) => med(http.runs[id][tool].map((r) => r.rps));
     for (const tool of http.tools) {
-      const rps = (id) => med(http.runs[id][tool].map((r) => r.rps));
-      const ts = rps("toolshed");
+      const ts = rps("toolshed", tool);
       list.push(
         {
           target: `HTTP \`${tool}\`: Toolshed ≥ 1.5× SDK stateless per request`,
-          figure: ratio(ts, rps("sdk-stateless")),
-          met: ts >= 1.5 * rps("sdk-stateless"),
+          figure: ratio(ts, rps("sdk-stateless", tool)),
+          met: ts >= 1.5 * rps("sdk-stateless", tool),
         },
         {
           target: `HTTP \`${tool}\`: Toolshed ≥ FastMCP`,
-          figure: ratio(ts, rps("fastmcp")),
-          met: ts >= rps("fastmcp"),
+          figure: ratio(ts, rps("fastmcp", tool)),
+          met: ts >= rps("fastmcp", tool),
         },
         {
           target: `HTTP \`${tool}\`: Toolshed ≥ 0.5× raw node:http`,
           // Three decimals: a ratio just under 0.5 would print as 0.50×.
-          figure: `${(ts / rps("raw")).toFixed(3)}× (${fmt(ts)} vs ${fmt(rps("raw"))} req/s)`,
-          met: ts >= 0.5 * rps("raw"),
+          figure: versus(ts, rps("raw", tool), 3),
+          met: ts >= 0.5 * rps("raw", tool),
+        },
+      );
+    }
+    // The 2026-07-28 era: the same Toolshed server with modern requests, against its own 2025
+    // figure and the SDK v2 handler's modern path; then the 2025 rows against the last report.
+    const comparison = legacyComparison(http, previous);
+    const why = previous ? notComparable(previous, options?.quick) : "no previous report";
+    for (const tool of http.tools) {
+      const ts = rps("toolshed", tool);
+      const modern = rps("toolshed-modern", tool);
+      const sdk2 = rps("sdk2-modern", tool);
+      const rows = comparison.filter((r) => r.tool === tool && r.id.startsWith("toolshed"));
+      list.push(
+        {
+          target: `HTTP \`${tool}\`: Toolshed stateless 2026-07-28 ≥ 0.9× Toolshed stateless 2025 era`,
+          figure: versus(modern, ts, 3),
+          met: modern >= 0.9 * ts,
+        },
+        {
+          target: `HTTP \`${tool}\`: Toolshed stateless 2026-07-28 ≥ 10× SDK v2 createMcpHandler 2026-07-28`,
+          figure: versus(modern, sdk2),
+          met: modern >= 10 * sdk2,
+        },
+        {
+          target: `HTTP \`${tool}\`: 2025-era Toolshed rows not regressed (each ≥ ${REGRESSION_FLOOR}× its median in the previous report)`,
+          figure:
+            rows.length === 0
+              ? `n/a (${why ?? "no matching rows"})`
+              : `${rows.map((r) => `${r.label} ${versus(r.now, r.before.median, 3)}`).join("; ")}${why ? ` (n/a: ${why})` : ""}`,
+          met: why || rows.length === 0 ? undefined : rows.every((r) => !r.regressed),
         },
       );
     }
@@ -255,7 +359,7 @@ export function targets({ http, stdio, inp }) {
   return list;
 }
 
-export function renderReport({ machine, options, http, stdio, inp, search, failures }, addChart) {
+export function renderReport({ machine, options, http, stdio, inp, search, previous, failures }, addChart) {
   const parts = [
     "# Benchmarks: Toolshed side by side",
     "",
@@ -265,13 +369,17 @@ export function renderReport({ machine, options, http, stdio, inp, search, failu
     `- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memGb} GB RAM, ${machine.os}; Node ${machine.node}`,
     `- Load average (1 min) at start ${machine.loadStart}, at end ${machine.loadEnd}`,
     `- Pinning: ${machine.pinning ? "each server on core 0 (`taskset -c 0`), the load generator and clients on core 1" : "not available (no taskset or fewer than 2 cores): servers and load share the cores"}`,
-    `- Contenders: Toolshed ${machine.versions.toolshed}, @modelcontextprotocol/sdk ${machine.versions.sdk}, fastmcp ${machine.versions.fastmcp}, autocannon ${machine.versions.autocannon}`,
+    `- Contenders: Toolshed ${machine.versions.toolshed}, @modelcontextprotocol/sdk ${machine.versions.sdk}, @modelcontextprotocol/server ${machine.versions.sdk2}, fastmcp ${machine.versions.fastmcp}, autocannon ${machine.versions.autocannon}`,
     "",
-    "## Targets (issue 5)",
+    "## Targets (issue 5, 2026-07-28 era)",
     "",
     table(
       ["target", "this run", "met"],
-      targets({ http, stdio, inp }).map((t) => [t.target, t.figure, t.met ? "yes" : "**no**"]),
+      targets({ options, http, stdio, inp, previous }).map((t) => [
+        t.target,
+        t.figure,
+        t.met === undefined ? "n/a" : t.met ? "yes" : "**no**",
+      ]),
     ),
     "",
     "Search: p50 under 20 ms at 1M rows for every pack; see the search section.",
@@ -279,7 +387,7 @@ export function renderReport({ machine, options, http, stdio, inp, search, failu
     "Where the time went and what was changed, with figures before and after: [benchmarks-profile.md](benchmarks-profile.md).",
     "",
   ];
-  if (http) parts.push(httpSection(http, addChart), memorySection(http, addChart));
+  if (http) parts.push(httpSection(http, addChart, previous, options.quick), memorySection(http, addChart));
   if (stdio) parts.push(stdioSection(stdio, addChart));
   if (inp) parts.push(inProcessSection(inp, addChart));
   parts.push("## Search at scale", "");

@@ -4,10 +4,12 @@
 // docs/benchmarks.md with an SVG chart per benchmark in docs/benchmarks/.
 //
 //   node run-all.mjs [--quick] [--only http,stdio,inprocess,search] [--rounds N] [--seconds N]
-//                    [--connections N] [--search-rows N] [--out FILE|-]
+//                    [--connections N] [--search-rows N] [--out FILE|-] [--previous FILE|-]
 //
 // `--quick` (CI) runs everything briefly and writes no file unless --out is given. Any wrong
 // answer from any contender, or a contender that does not start, makes the exit code 1.
+// `--previous` (default docs/benchmarks.md, read before anything runs) is the report whose HTTP
+// figures the 2025-era rows are compared with.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -16,10 +18,11 @@ import { basename, dirname, extname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { openPacks } from "@toolshed/packs";
+import { readPreviousHttp } from "./harness/previous.mjs";
 import { PINNING, pinSelf } from "./harness/proc.mjs";
 import { runHttpBench } from "./http.mjs";
 import { runInProcessBench } from "./inprocess.mjs";
-import { renderReport, targets } from "./render.mjs";
+import { legacyComparison, REGRESSION_FLOOR, renderReport, targets } from "./render.mjs";
 import { runStdioBench } from "./stdio.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,12 +39,13 @@ function readOptions() {
       connections: { type: "string", default: "20" },
       "search-rows": { type: "string" },
       out: { type: "string" },
+      previous: { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
   if (values.help) {
     process.stdout.write(
-      "Usage: node run-all.mjs [--quick] [--only http,stdio,inprocess,search] [--rounds N] [--seconds N] [--connections N] [--search-rows N] [--out FILE|-]\n",
+      "Usage: node run-all.mjs [--quick] [--only http,stdio,inprocess,search] [--rounds N] [--seconds N] [--connections N] [--search-rows N] [--out FILE|-] [--previous FILE|-]\n",
     );
     process.exit(0);
   }
@@ -67,6 +71,7 @@ function readOptions() {
     inprocessCalls: quick ? 300 : 5000,
     searchRows: values["search-rows"],
     out: values.out === "-" ? undefined : values.out ? resolve(values.out) : defaultOut,
+    previous: values.previous === "-" ? undefined : resolve(values.previous ?? join(here, "../docs/benchmarks.md")),
   };
 }
 
@@ -102,6 +107,7 @@ function machineInfo() {
     versions: {
       toolshed: versionOf("@toolshed/http-server"),
       sdk: versionOf("@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/types.js"),
+      sdk2: versionOf("@modelcontextprotocol/server"),
       fastmcp: versionOf("fastmcp"),
       autocannon: versionOf("autocannon"),
     },
@@ -138,7 +144,14 @@ async function main() {
   pinSelf(1);
   const tmp = mkdtempSync(join(os.tmpdir(), "toolshed-bench-"));
   const failures = [];
-  const results = { machine, options, failures };
+  // Before anything runs or is written: the figures this run's 2025-era rows are compared with.
+  const previous = options.previous ? readPreviousHttp(options.previous) : undefined;
+  log(
+    previous
+      ? `previous figures: ${previous.file} (${previous.date}${previous.quick ? ", quick run" : ""})`
+      : `no previous figures${options.previous ? ` in ${options.previous}` : ""}`,
+  );
+  const results = { machine, options, previous, failures };
   try {
     const db = join(tmp, "notes.db");
     const seeded = await openPacks({ db, packs: ["notes"], demo: true });
@@ -180,8 +193,21 @@ async function main() {
   }
   machine.loadEnd = os.loadavg()[0].toFixed(1);
 
-  for (const t of targets(results))
-    log(`target ${t.met ? "met   " : "MISSED"} ${t.target.replace(/`/g, "")}: ${t.figure}`);
+  const comparison = legacyComparison(results.http, previous);
+  if (comparison.length > 0) {
+    const note = options.quick || previous.quick ? ", quick figures: not comparable" : "";
+    log(`2025-era rows against ${previous.file} (${previous.date}${note}):`);
+  }
+  for (const r of comparison) {
+    const verdict = r.regressed && !options.quick && !previous.quick ? ` REGRESSED (below ${REGRESSION_FLOOR}×)` : "";
+    log(
+      `  ${r.tool.padEnd(8)} ${r.label.padEnd(36)} ${Math.round(r.now)} vs ${Math.round(r.before.median)} req/s: ${r.ratio.toFixed(3)}×${verdict}`,
+    );
+  }
+  for (const t of targets(results)) {
+    const verdict = t.met === undefined ? "n/a   " : t.met ? "met   " : "MISSED";
+    log(`target ${verdict} ${t.target.replace(/`/g, "")}: ${t.figure}`);
+  }
   if (options.out) {
     // Charts go in a folder named after the page: docs/benchmarks.md -> docs/benchmarks/*.svg.
     const chartDir = join(dirname(options.out), basename(options.out, extname(options.out)));
@@ -193,6 +219,8 @@ async function main() {
     writeFileSync(options.out, renderReport(results, addChart));
     log(`wrote ${options.out} and its charts in ${chartDir}`);
   } else {
+    // Rendered all the same, so the quick check also proves the report code runs.
+    renderReport(results, () => undefined);
     log("no report written (quick mode; pass --out FILE to write one)");
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(0);

@@ -1,5 +1,7 @@
 // Who competes, and how each is started. The first of each list is Toolshed; `reference` marks
-// the contenders the report computes ratios against.
+// the contenders the report computes ratios against. HTTP contenders speak 2025 (2025-06-18
+// headers, no envelope) unless they say `era: "modern"`: then every request is 2026-07-28, with
+// its headers and `_meta` envelope (harness/mcp.mjs). Ids are what the report's targets name.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +16,14 @@ export const TOOLS = [
 
 export const HTTP_CONTENDERS = [
   { id: "toolshed", label: "Toolshed stateless", script: "toolshed-http.mjs", args: ["--mode", "stateless"] },
+  // The same server as the row above, loaded by 2026-07-28 clients.
+  {
+    id: "toolshed-modern",
+    label: "Toolshed stateless, 2026-07-28",
+    script: "toolshed-http.mjs",
+    args: ["--mode", "stateless"],
+    era: "modern",
+  },
   {
     id: "toolshed-sessions",
     label: "Toolshed sessions",
@@ -34,6 +44,23 @@ export const HTTP_CONTENDERS = [
     script: "sdk-http.mjs",
     args: ["--mode", "stateful"],
     session: true,
+    reference: true,
+  },
+  // The official SDK v2 entry (one process, both eras): 2025 clients reach its legacy stateless
+  // serving, 2026-07-28 clients its modern path.
+  {
+    id: "sdk2-legacy",
+    label: "SDK v2 createMcpHandler, 2025 era",
+    script: "sdk2-http.mjs",
+    args: [],
+    reference: true,
+  },
+  {
+    id: "sdk2-modern",
+    label: "SDK v2 createMcpHandler, 2026-07-28",
+    script: "sdk2-http.mjs",
+    args: [],
+    era: "modern",
     reference: true,
   },
   {

@@ -1,7 +1,15 @@
 // Test-only pack: the tools, resources and prompts that the server scenarios of
-// @modelcontextprotocol/conformance 0.1.16 call by name, with the results they check.
-// Everything goes through @toolshed/schema and the Toolshed runtime, so a passing suite
-// shows what the runtime itself sends.
+// @modelcontextprotocol/conformance 0.2.0-alpha.12 call by name, with the results they check,
+// for both requirement sets (2025-11-25 and 2026-07-28). Everything goes through
+// @toolshed/schema and the Toolshed runtime, so a passing suite shows what the runtime itself
+// sends: the same handler asks the client over the session (2025) or answers `input_required`
+// and runs again with the answers (2026-07-28 multi round-trip).
+//
+// Not here: `json_schema_2020_12_tool` (a not-scored scenario). Its schema needs `$schema`,
+// `$defs` with `$anchor`, and `if`/`then`/`else`; Toolshed publishes what its Zod input
+// enforces, portable between draft-07 and 2020-12 (CONTRACT C5: no `$schema`), and Zod has no
+// conditional schemas, so the published schema would claim rules that arguments are never
+// checked against.
 import { ToolError } from "@toolshed/errors";
 import {
   definePack,
@@ -272,6 +280,184 @@ const elicitationEnums = defineTool({
   },
 });
 
+// --- 2026-07-28 diagnostics (server-stateless) --------------------------------------------
+
+const missingCapability = defineTool({
+  name: "test_missing_capability",
+  description: "Asks the client's model (sampling); a 2026-07-28 request that does not declare sampling gets -32021.",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    const result = await ctx.createMessage({
+      messages: [{ role: "user", content: text("Say hello.") }],
+      maxTokens: 20,
+    });
+    return `Sampling answered: ${result.content?.type === "text" ? result.content.text : result.content?.type}`;
+  },
+});
+
+const streamingElicitation = defineTool({
+  name: "test_streaming_elicitation",
+  description:
+    "Reports progress, then asks the user for a name: on 2026-07-28 the question is an input_required result, never a request on the response stream.",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    await ctx.progress(50, 100, "Asking the user");
+    const answer = await ctx.elicitInput(
+      {
+        message: "What is your name?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+      },
+      { key: "user_name" },
+    );
+    return `Streaming complete: action=${answer.action}`;
+  },
+});
+
+const loggingTool = defineTool({
+  name: "test_logging_tool",
+  description:
+    "Logs one info message through ctx.log; a 2026-07-28 request without a log level in _meta gets no notifications/message.",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    await ctx.log("info", "Diagnostic log message");
+    return "Logging evaluated";
+  },
+});
+
+// --- 2026-07-28 multi round-trip (input-required-result-*) -----------------------------------
+// The keys are the ones the scenarios' descriptions give; user_name is the one they check.
+
+const askName = (message) => ({
+  message,
+  requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+});
+const sampleText = (result) => (result.content?.type === "text" ? result.content.text : "");
+
+const irrElicitation = defineTool({
+  name: "test_input_required_result_elicitation",
+  description: "Asks the user for a name (key user_name), then greets them.",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    const answer = await ctx.elicitInput(askName("What is your name?"), { key: "user_name" });
+    return `Hello, ${answer.content?.name ?? "stranger"}!`;
+  },
+});
+
+const irrSampling = defineTool({
+  name: "test_input_required_result_sampling",
+  description: "Asks the client's model a question (key capital_question) and returns its answer.",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    const answer = await ctx.createMessage(
+      { messages: [{ role: "user", content: text("What is the capital of France?") }], maxTokens: 100 },
+      { key: "capital_question" },
+    );
+    return `Sampling response: ${sampleText(answer)}`;
+  },
+});
+
+const irrListRoots = defineTool({
+  name: "test_input_required_result_list_roots",
+  description: "Asks the client for its roots (key client_roots) and lists them.",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    const { roots } = await ctx.listRoots({ key: "client_roots" });
+    return `Found ${roots.length} root(s): ${roots.map((r) => r.uri).join(", ")}`;
+  },
+});
+
+const irrRequestState = defineTool({
+  name: "test_input_required_result_request_state",
+  description: "Asks for a confirmation (key confirm); the answer comes back with the signed requestState.",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    const answer = await ctx.elicitInput(
+      {
+        message: "Please confirm",
+        requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+      },
+      { key: "confirm" },
+    );
+    return `state-ok: confirmed=${answer.content?.ok === true}`;
+  },
+});
+
+const irrMultipleInputs = defineTool({
+  name: "test_input_required_result_multiple_inputs",
+  description:
+    "Asks three questions in one round: a name (user_name), a greeting (greeting) and the roots (client_roots).",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    // Asked together, so the client gets all three in one input_required result.
+    const [name, greeting, { roots }] = await Promise.all([
+      ctx.elicitInput(askName("What is your name?"), { key: "user_name" }),
+      ctx.createMessage(
+        { messages: [{ role: "user", content: text("Generate a greeting") }], maxTokens: 50 },
+        { key: "greeting" },
+      ),
+      ctx.listRoots({ key: "client_roots" }),
+    ]);
+    return `${sampleText(greeting)} ${name.content?.name ?? "stranger"} (${roots.length} root(s))`;
+  },
+});
+
+const irrMultiRound = defineTool({
+  name: "test_input_required_result_multi_round",
+  description: "Asks two questions in two rounds: a name (step1), then a favourite colour (step2).",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    const name = await ctx.elicitInput(askName("Step 1: What is your name?"), { key: "step1" });
+    const color = await ctx.elicitInput(
+      {
+        message: "Step 2: What is your favorite color?",
+        requestedSchema: { type: "object", properties: { color: { type: "string" } }, required: ["color"] },
+      },
+      { key: "step2" },
+    );
+    return `${name.content?.name ?? "stranger"} likes ${color.content?.color ?? "no colour"}`;
+  },
+});
+
+const irrTamperedState = defineTool({
+  name: "test_input_required_result_tampered_state",
+  description: "Asks for a confirmation (key confirm); a requestState that was changed is refused (-32602).",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    const answer = await ctx.elicitInput(
+      {
+        message: "Please confirm",
+        requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+      },
+      { key: "confirm" },
+    );
+    return `confirmed=${answer.content?.ok === true}`;
+  },
+});
+
+const irrCapabilities = defineTool({
+  name: "test_input_required_result_capabilities",
+  description:
+    "Asks only what the client declared it can answer (elicitation, sampling, roots), read from ctx.clientCapabilities.",
+  input: noArgs,
+  handler: async (_args, ctx) => {
+    const can = ctx.clientCapabilities ?? {};
+    const questions = [];
+    if (can.elicitation) questions.push(ctx.elicitInput(askName("What is your name?"), { key: "user_name" }));
+    if (can.sampling) {
+      questions.push(
+        ctx.createMessage(
+          { messages: [{ role: "user", content: text("Generate a greeting") }], maxTokens: 50 },
+          { key: "greeting" },
+        ),
+      );
+    }
+    if (can.roots) questions.push(ctx.listRoots({ key: "client_roots" }));
+    if (questions.length === 0) return "The client declared nothing it could be asked.";
+    const answers = await Promise.all(questions);
+    return `Got ${answers.length} answer(s)`;
+  },
+});
+
 // --- resources -----------------------------------------------------------------------------
 
 const staticText = defineResource({
@@ -358,6 +544,23 @@ const promptWithImage = definePrompt({
   ],
 });
 
+const irrPrompt = definePrompt({
+  name: "test_input_required_result_prompt",
+  description: "Asks the user for context (key user_context), then renders a prompt with it.",
+  args: noArgs,
+  render: async (_args, ctx) => {
+    if (!ctx.elicitInput) return "No context: this transport cannot ask the user.";
+    const answer = await ctx.elicitInput(
+      {
+        message: "What context should the prompt use?",
+        requestedSchema: { type: "object", properties: { context: { type: "string" } }, required: ["context"] },
+      },
+      { key: "user_context" },
+    );
+    return `Answer with this context in mind: ${answer.content?.context ?? "(none given)"}`;
+  },
+});
+
 export const fixturePack = definePack({
   name: "conformance-fixtures",
   tools: [
@@ -374,7 +577,18 @@ export const fixturePack = definePack({
     elicitation,
     elicitationDefaults,
     elicitationEnums,
+    missingCapability,
+    streamingElicitation,
+    loggingTool,
+    irrElicitation,
+    irrSampling,
+    irrListRoots,
+    irrRequestState,
+    irrMultipleInputs,
+    irrMultiRound,
+    irrTamperedState,
+    irrCapabilities,
   ],
   resources: [staticText, staticBinary, watched, templateData],
-  prompts: [simplePrompt, promptWithArguments, promptWithEmbeddedResource, promptWithImage],
+  prompts: [simplePrompt, promptWithArguments, promptWithEmbeddedResource, promptWithImage, irrPrompt],
 });

@@ -1,14 +1,19 @@
 // Serves Toolshed over Streamable HTTP for the conformance suite, with the real HTTP server app:
-// the fixture pack in sessions mode, or the three packs with demo data.
+// the fixture pack, or the three packs with demo data.
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { startHttpServer } from "@toolshed/http-server";
 import { fixturePack } from "./fixture-pack.mjs";
 
 const common = { host: "127.0.0.1", db: ":memory:", rateLimit: 0, handleSignals: false };
 
-/** The fixture pack alone, in sessions mode (sampling, elicitation and subscriptions need one). */
-export function startFixtureServer({ port = 0, logLevel = "warn" } = {}) {
-  return startHttpServer({ ...common, port, logLevel, sessions: true, packs: [], extraPacks: [fixturePack] });
+/**
+ * The fixture pack alone. Stateless by default, as the server runs by default: that is what the
+ * 2026-07-28 requirement set needs. The 2025-11-25 set needs `sessions: true`: its sampling,
+ * elicitation, logging and subscription scenarios are server-to-client messages on a session.
+ */
+export function startFixtureServer({ port = 0, logLevel = "warn", sessions = false } = {}) {
+  return startHttpServer({ ...common, port, logLevel, sessions, packs: [], extraPacks: [fixturePack] });
 }
 
 /** notes, tickets and crm on demo data, as `npm start` serves them. */
@@ -16,10 +21,18 @@ export function startPacksServer({ port = 0, logLevel = "warn", sessions = false
   return startHttpServer({ ...common, port, logLevel, sessions, demo: true });
 }
 
-// `node src/serve.mjs [port]`: serve the fixture pack until interrupted.
+// `node src/serve.mjs [port] [--sessions]`: serve the fixture pack until interrupted.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const server = await startFixtureServer({ port: Number(process.argv[2] ?? 0), logLevel: "info" });
-  process.stderr.write(`fixture server listening on ${server.url}\n`);
+  const { values, positionals } = parseArgs({
+    options: { sessions: { type: "boolean", default: false } },
+    allowPositionals: true,
+  });
+  const server = await startFixtureServer({
+    port: Number(positionals[0] ?? 0),
+    logLevel: "info",
+    sessions: values.sessions,
+  });
+  process.stderr.write(`fixture server (${values.sessions ? "sessions" : "stateless"}) listening on ${server.url}\n`);
   const stop = () => server.close().then(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

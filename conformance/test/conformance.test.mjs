@@ -1,9 +1,10 @@
-// The official MCP conformance suite, run the way CI runs it: the whole active server suite
-// against the fixture pack, and the generic scenarios against the real server with its packs.
+// The official MCP conformance suite, run the way CI runs it: each requirement set against the
+// fixture pack served the way its wire needs, and the generic scenarios of both revisions against
+// the real server with its three packs.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { GENERIC_SCENARIOS } from "../run.mjs";
+import { GENERIC_SCENARIOS, NEEDS_FIXTURE_TOOL } from "../run.mjs";
 import { startPacksServer } from "../src/serve.mjs";
 
 const runner = fileURLToPath(new URL("../run.mjs", import.meta.url));
@@ -22,10 +23,13 @@ function runSuite(args) {
   });
 }
 
-function totals(output) {
-  const match = output.match(/^(\d+) passed, (\d+) failed \(scenarios/m);
+/** The scored totals run.mjs prints for one requirement set or generic run, such as "requirements 2026-07-28". */
+function totals(output, label) {
+  const match = output.match(new RegExp(`^${label}: (\\d+) passed, (\\d+) failed \\(scenarios`, "m"));
   return match ? { passed: Number(match[1]), failed: Number(match[2]) } : undefined;
 }
+
+const allowedChecks = (output) => [...output.matchAll(/^ {4}allowed: (\S+):/gm)].map((m) => m[1]).sort();
 
 let server;
 afterEach(async () => {
@@ -33,21 +37,45 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe("official conformance suite (@modelcontextprotocol/conformance 0.1.16)", () => {
-  it("every active server scenario passes against the fixture pack in sessions mode", async () => {
-    const { code, output } = await runSuite([]);
-    expect(output).not.toMatch(/^✗ /m);
-    expect(totals(output)).toEqual({ passed: 30, failed: 0 });
+describe("official conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12)", () => {
+  it("every scored 2026-07-28 scenario passes against the fixture pack served stateless", async () => {
+    const { code, output } = await runSuite(["--requirements", "2026-07-28"]);
+    expect(output).toContain("requirements 2026-07-28: fixture pack (stateless)");
+    expect(totals(output, "requirements 2026-07-28")).toEqual({ passed: 37, failed: 0 });
+    // SHOULDs are warnings, which do not fail a scenario (sep-2164's -32602 and data.uri among them).
+    expect(output).not.toMatch(/^ {4}warning:/m);
+    // Not scored, but passing: the SEP-2243 standard header checks.
+    expect(output).toMatch(/^✓ http-header-validation \(pending\)/m);
+    expect(allowedChecks(output)).toEqual([]);
     expect(code).toBe(0);
   });
 
-  it.each([
-    ["stateless", false],
-    ["sessions", true],
-  ])("the generic scenarios pass against the three packs (%s)", async (_mode, sessions) => {
-    server = await startPacksServer({ sessions });
+  it("every scored 2025-11-25 scenario passes against the fixture pack in sessions mode", async () => {
+    const { code, output } = await runSuite(["--requirements", "2025-11-25"]);
+    expect(output).toContain("requirements 2025-11-25: fixture pack (sessions)");
+    expect(totals(output, "requirements 2025-11-25")).toEqual({ passed: 30, failed: 0 });
+    expect(output).not.toMatch(/^ {4}warning:/m);
+    expect(output).toMatch(/^✓ server-session-lifecycle \(added-after-release\)/m);
+    expect(code).toBe(0);
+  });
+
+  it("the generic scenarios of both revisions pass against the three packs (stateless)", async () => {
+    server = await startPacksServer();
     const { code, output } = await runSuite(["--url", server.url]);
-    expect(totals(output)).toEqual({ passed: GENERIC_SCENARIOS.length, failed: 0 });
+    expect(totals(output, "generic 2026-07-28")).toEqual({ passed: GENERIC_SCENARIOS["2026-07-28"].length, failed: 0 });
+    expect(totals(output, "generic 2025-11-25")).toEqual({ passed: GENERIC_SCENARIOS["2025-11-25"].length, failed: 0 });
+    // The packs have no diagnostic tools: exactly server-stateless's fixture-tool checks are not testable.
+    expect(allowedChecks(output)).toEqual(Object.keys(NEEDS_FIXTURE_TOOL["server-stateless"]).sort());
+    expect(code).toBe(0);
+  });
+
+  it("the generic scenarios of both revisions pass against the three packs (sessions)", async () => {
+    server = await startPacksServer({ sessions: true });
+    const { code, output } = await runSuite(["--url", server.url]);
+    // 2026-07-28 requests never use a session, even on a server started with sessions.
+    expect(totals(output, "generic 2026-07-28")).toEqual({ passed: GENERIC_SCENARIOS["2026-07-28"].length, failed: 0 });
+    expect(totals(output, "generic 2025-11-25")).toEqual({ passed: GENERIC_SCENARIOS["2025-11-25"].length, failed: 0 });
+    expect(allowedChecks(output)).toEqual(Object.keys(NEEDS_FIXTURE_TOOL["server-stateless"]).sort());
     expect(code).toBe(0);
   });
 });

@@ -8,18 +8,30 @@ import { type ArgsCase, argsCases } from "./support/mutate-args.js";
 import { type FuzzTarget, idKey, KNOWN_VALUES, startHttpTarget, startStdioTarget } from "./support/targets.js";
 import { tempDir } from "./support/temp-db.js";
 
+const CHANGE_NOTIFICATIONS = new Set(["notifications/resources/list_changed", "notifications/resources/updated"]);
+
+function isChangeNotification(message: unknown): boolean {
+  const m = message as { id?: unknown; method?: unknown };
+  return m.id === undefined && typeof m.method === "string" && CHANGE_NOTIFICATIONS.has(m.method);
+}
+
 interface PublishedTool {
   name: string;
   inputSchema: JsonSchema;
 }
 
 const TOTAL_TOOLS = 15;
-const RUNS = fuzzRuns(0.3); // per transport
+const RUNS = fuzzRuns(0.15); // per transport and era
 
 const starters = { stdio: startStdioTarget, http: startHttpTarget };
 
-describe.each(["stdio", "http"] as const)("fuzzing the arguments of every tool over %s", (transport) => {
-  const temp = tempDir(`fuzz-args-${transport}`);
+describe.each([
+  ["stdio", "legacy"],
+  ["http", "legacy"],
+  ["stdio", "modern"],
+  ["http", "modern"],
+] as const)("fuzzing the arguments of every tool over %s (%s era)", (transport, era) => {
+  const temp = tempDir(`fuzz-args-${transport}-${era}`);
   const db = temp.file("toolshed.db");
   let target: FuzzTarget;
   let snapshots: DbSnapshotter;
@@ -27,7 +39,7 @@ describe.each(["stdio", "http"] as const)("fuzzing the arguments of every tool o
   let nextId = 0;
 
   beforeAll(async () => {
-    target = await starters[transport](db);
+    target = await starters[transport](db, era);
     snapshots = new DbSnapshotter(db);
     const listed = await target.send(JSON.stringify({ jsonrpc: "2.0", id: "list", method: "tools/list" }), [
       idKey("list"),
@@ -49,8 +61,10 @@ describe.each(["stdio", "http"] as const)("fuzzing the arguments of every tool o
     const before = snapshots.take();
     const exchange = await target.send(text, [idKey(id)]);
     const problems = [...exchange.transportProblems, ...leaksIn(exchange.raw, text)];
-    const mine = exchange.answers.filter((a) => (a as { id?: unknown }).id === id);
-    if (mine.length !== 1 || exchange.answers.length !== 1) {
+    // Change notifications (a created note changes the resource list) may come along; they are not answers.
+    const answers = exchange.answers.filter((a) => !isChangeNotification(a));
+    const mine = answers.filter((a) => (a as { id?: unknown }).id === id);
+    if (mine.length !== 1 || answers.length !== 1) {
       problems.push(`expected exactly one answer with id ${id}, got ${JSON.stringify(exchange.answers).slice(0, 500)}`);
       return problems;
     }
@@ -60,6 +74,11 @@ describe.each(["stdio", "http"] as const)("fuzzing the arguments of every tool o
         problems.push(`arguments that are not an object answered ${JSON.stringify(answer).slice(0, 300)}`);
     } else {
       problems.push(...toolResultProblems(answer, { tool, invalid: breaks }));
+      const resultType = (answer.result as { resultType?: unknown } | undefined)?.resultType;
+      if (answer.result && era === "modern" && resultType !== "complete") {
+        problems.push(`a 2026-07-28 result without resultType "complete" (got ${JSON.stringify(resultType)})`);
+      }
+      if (answer.result && era === "legacy" && resultType !== undefined) problems.push("a 2025 result with resultType");
     }
     const rejected = answer.error !== undefined || answer.result?.isError === true;
     if (rejected && snapshots.take() !== before) problems.push("a rejected call changed the database");
@@ -71,7 +90,7 @@ describe.each(["stdio", "http"] as const)("fuzzing the arguments of every tool o
     `answers ${RUNS} generated and mutated calls with well-formed results or C6/C8 errors, and rejected calls change nothing`,
     async () => {
       expect(tools.map((t) => t.name)).toHaveLength(TOTAL_TOOLS);
-      announceFuzz(`tool arguments over ${transport}`, RUNS);
+      announceFuzz(`tool arguments over ${transport} (${era} era)`, RUNS);
       type Generated = { tool: string; c: ArgsCase } | { tool: string; notObject: unknown };
       const notObject = fc.oneof(
         fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }),

@@ -15,7 +15,7 @@ import type { Sessions } from "./sessions.js";
 import { handleStatelessPost } from "./stateless.js";
 import { SCOPES } from "./tokens.js";
 import { wwwAuthenticate } from "./well-known.js";
-import { type HeaderReader, hasModernHeader, methodNotAllowed } from "./wire.js";
+import { answeredWithoutSession, type HeaderReader, methodNotAllowed } from "./wire.js";
 
 export interface McpRouteOptions {
   policy: OriginPolicy;
@@ -131,7 +131,7 @@ export function mcpRoute(o: McpRouteOptions) {
     const { authInfo, owner } = admitted;
 
     // 2026-07-28 requests never open or use a session, even when sessions are on.
-    if (o.sessions && !(request.method === "POST" && hasModernHeader(request.headers))) {
+    if (o.sessions && !(request.method === "POST" && answeredWithoutSession(request.headers))) {
       // Open GET streams are not waited for at shutdown; POST and DELETE are.
       const end = request.method === "GET" ? () => {} : o.inFlight.begin();
       try {

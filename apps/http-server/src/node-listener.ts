@@ -3,14 +3,13 @@ import { getRequestListener } from "@hono/node-server";
 import { requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { newErrorRef } from "@toolshed/errors";
 import type { Logger } from "@toolshed/schema";
-import { MODERN_PROTOCOL_VERSIONS } from "@toolshed/server";
 import { Cancellation } from "./cancellation.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import { admit, type McpRouteOptions } from "./mcp-route.js";
 import type { RequestRecord } from "./request-context.js";
 import { logRequest, newRequestRecord } from "./request-log.js";
 import { answerStatelessPost, type JsonAnswer } from "./stateless.js";
-import type { HeaderReader } from "./wire.js";
+import { answeredWithoutSession, type HeaderReader } from "./wire.js";
 
 export interface NodeListenerOptions {
   /** The MCP endpoint's path. */
@@ -42,12 +41,6 @@ export function nodeHeaders(req: IncomingMessage): HeaderReader {
 }
 
 const decoder = new TextDecoder();
-
-/** A 2026-07-28 POST (by its header): answered stateless even when sessions are on. */
-function isModern(req: IncomingMessage): boolean {
-  const version = req.headers["mcp-protocol-version"];
-  return typeof version === "string" && MODERN_PROTOCOL_VERSIONS.includes(version);
-}
 
 const unreadable = () => ({
   response: jsonRpcErrorResponse(400, HttpErrorCode.Transport, "Bad Request: the request body could not be read"),
@@ -185,7 +178,7 @@ export function createNodeListener(o: NodeListenerOptions): (req: IncomingMessag
   }
 
   return (req, res) => {
-    if (req.method !== "POST" || req.url !== o.path || (route.sessions && !isModern(req))) {
+    if (req.method !== "POST" || req.url !== o.path || (route.sessions && !answeredWithoutSession(nodeHeaders(req)))) {
       void fallback(req, res);
       return;
     }

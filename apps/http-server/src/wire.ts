@@ -1,7 +1,7 @@
 import { readRequestBody, requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { MetaKey, MODERN_PROTOCOL_VERSIONS, metaVersionOf } from "@toolshed/server";
+import { LEGACY_PROTOCOL_VERSIONS, MetaKey, MODERN_PROTOCOL_VERSIONS, metaVersionOf } from "@toolshed/server";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 
 // The Streamable HTTP rules the SDK's transport enforces, with its status codes and messages,
@@ -38,6 +38,18 @@ export function checkPostHeaders(headers: HeaderReader): Response | undefined {
 export function hasModernHeader(headers: HeaderReader): boolean {
   const version = headers.get("mcp-protocol-version");
   return version !== null && MODERN_PROTOCOL_VERSIONS.includes(version);
+}
+
+/**
+ * In sessions mode, whether a POST is answered stateless instead of by the SDK transport: a 2026-07-28
+ * header, or, on a request without a session, a version header that no 2025 revision has (the
+ * stateless path answers it in its era: -32022 for a 2026-style request, 400 for a 2025 one).
+ */
+export function answeredWithoutSession(headers: HeaderReader): boolean {
+  const version = headers.get("mcp-protocol-version");
+  if (version === null) return false;
+  if (MODERN_PROTOCOL_VERSIONS.includes(version)) return true;
+  return headers.get("mcp-session-id") === null && !LEGACY_PROTOCOL_VERSIONS.includes(version);
 }
 
 const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;

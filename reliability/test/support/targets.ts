@@ -1,6 +1,6 @@
 import { DEMO_ACCOUNTS } from "@toolshed/crm";
 import { DEMO_NOTES } from "@toolshed/notes";
-import { HttpChild } from "./http-child.js";
+import { HttpChild, MCP_HEADERS } from "./http-child.js";
 import type { KnownValues } from "./json-schema-arb.js";
 import { idKey, StdioChild } from "./stdio-child.js";
 
@@ -13,9 +13,51 @@ export interface Exchange {
   transportProblems: string[];
 }
 
+/** Which protocol era the messages speak: 2026-07-28 adds the `_meta` envelope (and HTTP headers). */
+export type Era = "legacy" | "modern";
+
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+const NAME_FIELD: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+
+/**
+ * A message as a 2026-07-28 client sends it: the envelope merged into params._meta, and the HTTP
+ * headers that repeat the body. Text that is not one JSON-RPC request passes unchanged.
+ */
+export function asModern(text: string): { text: string; headers: Record<string, string> } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { text, headers: {} };
+  }
+  const m = value as { method?: unknown; params?: unknown };
+  if (typeof value !== "object" || value === null || Array.isArray(value) || typeof m.method !== "string") {
+    return { text, headers: {} };
+  }
+  if (m.params !== undefined && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) {
+    return { text, headers: {} };
+  }
+  const params = (m.params ?? {}) as Record<string, unknown>;
+  const meta = typeof params._meta === "object" && params._meta !== null ? params._meta : {};
+  const headers: Record<string, string> = { "mcp-protocol-version": "2026-07-28", "mcp-method": m.method };
+  const named = NAME_FIELD[m.method];
+  const name = named === undefined ? undefined : params[named];
+  // Header values are visible ASCII; anything else travels base64-encoded, as clients send it.
+  if (typeof name === "string") {
+    headers["mcp-name"] = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name)
+      ? name
+      : `=?base64?${Buffer.from(name).toString("base64")}?=`;
+  }
+  return { text: JSON.stringify({ ...m, params: { ...params, _meta: { ...meta, ...MODERN_META } } }), headers };
+}
+
 /** A server under test, spoken to in raw JSON-RPC text. */
 export interface FuzzTarget {
   name: "stdio" | "http";
+  era: Era;
   /** Sends one message (or batch, or garbage) and waits for the answers to the given ids. */
   send(text: string, expectedIds: readonly string[]): Promise<Exchange>;
   alive(): boolean;
@@ -23,12 +65,13 @@ export interface FuzzTarget {
   stop(): Promise<void>;
 }
 
-export async function startStdioTarget(db: string): Promise<FuzzTarget> {
+export async function startStdioTarget(db: string, era: Era = "legacy"): Promise<FuzzTarget> {
   const child = await StdioChild.start(["--db", db, "--demo"]);
   return {
     name: "stdio",
+    era,
     async send(text, expectedIds) {
-      const lines = await child.exchange(text, expectedIds);
+      const lines = await child.exchange(era === "modern" ? asModern(text).text : text, expectedIds);
       return {
         answers: lines.filter((l) => l.ok).map((l) => (l.ok ? l.value : undefined)),
         raw: lines.map((l) => (l.ok ? JSON.stringify(l.value) : l.raw)).join("\n"),
@@ -43,13 +86,17 @@ export async function startStdioTarget(db: string): Promise<FuzzTarget> {
   };
 }
 
-export async function startHttpTarget(db: string): Promise<FuzzTarget> {
+export async function startHttpTarget(db: string, era: Era = "legacy"): Promise<FuzzTarget> {
   // No rate limit: the fuzzer sends thousands of requests a minute from one address.
   const child = await HttpChild.start(["--db", db, "--demo", "--rate-limit", "0"]);
   return {
     name: "http",
+    era,
     async send(text) {
-      const answer = await child.post(text);
+      const modern = era === "modern" ? asModern(text) : undefined;
+      const answer = modern
+        ? await child.post(modern.text, { ...MCP_HEADERS, ...modern.headers })
+        : await child.post(text);
       const problems: string[] = [];
       if (answer.parseError)
         problems.push(`HTTP body does not parse (${answer.parseError}): ${answer.text.slice(0, 200)}`);
