@@ -377,23 +377,21 @@ export class ProtocolCore {
    */
   async #inRounds<T>(call: Call, target: string, args: unknown, run: (round: InputRound) => Promise<T>) {
     const { params, scope, method, envelope } = call;
-    const binding: StateBinding = {
+    // Made only when a state is read or sealed: most calls never ask anything.
+    const binding = (): StateBinding => ({
       method,
       target,
       args,
       principal: scope.authInfo ? `${scope.authInfo.clientId}` : "",
-    };
-    const earlier = params.requestState === undefined ? {} : this.#state.open(params.requestState, binding);
-    const given = optionalObject(method, params, "inputResponses") ?? {};
-    const round = new InputRound(
-      { ...earlier, ...given },
-      envelope?.clientCapabilities ?? {},
-      scope.cancel ?? lazySignal(scope),
-    );
+    });
+    const earlier = params.requestState === undefined ? undefined : this.#state.open(params.requestState, binding());
+    const given = optionalObject(method, params, "inputResponses");
+    const answers = earlier === undefined ? (given ?? {}) : { ...earlier, ...given };
+    const round = new InputRound(answers, envelope?.clientCapabilities ?? {}, scope.cancel ?? lazySignal(scope));
     const result = await run(round);
     if (round.failure) throw round.failure;
     if (!round.needsInput) return result;
-    const requestState = this.#state.seal(binding, round.answers as Record<string, unknown>);
+    const requestState = this.#state.seal(binding(), round.answers as Record<string, unknown>);
     if (requestState === undefined) {
       throw new JsonRpcError(
         JsonRpcCode.InvalidParams,

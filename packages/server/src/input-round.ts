@@ -32,15 +32,15 @@ const SCHEMAS: Record<InputMethod, z.ZodType> = {
  * the answers and the handler runs again from the start, asking the same questions in the same order.
  */
 export class InputRound implements CancelSignal {
-  /** Questions asked in this run that have no answer yet, by key. */
-  readonly asked = new Map<string, { method: InputMethod; params?: unknown }>();
+  /** Questions asked in this run that have no answer yet, by key (made on the first one: most calls ask none). */
+  #asked: Map<string, { method: InputMethod; params?: unknown }> | undefined;
   /** Set when the run cannot go on: a capability the client lacks, or a malformed answer. */
   failure: JsonRpcError | undefined;
   readonly answers: Readonly<Record<string, unknown>>;
   readonly #capabilities: ClientCapabilities;
-  readonly #counts = new Map<string, number>();
+  #counts: Map<string, number> | undefined;
   readonly #outer: CancelSignal | undefined;
-  readonly #listeners = new Set<() => void>();
+  #listeners: Set<() => void> | undefined;
   #stopped = false;
 
   constructor(answers: Record<string, unknown>, capabilities: ClientCapabilities, outer?: CancelSignal) {
@@ -49,14 +49,19 @@ export class InputRound implements CancelSignal {
     this.#outer = outer;
   }
 
+  get asked(): ReadonlyMap<string, { method: InputMethod; params?: unknown }> {
+    return this.#asked ?? new Map();
+  }
+
   /** Whether the run ended on a question the client must answer first. */
   get needsInput(): boolean {
-    return this.asked.size > 0 && this.failure === undefined;
+    return this.#asked !== undefined && this.failure === undefined;
   }
 
   ask(method: InputMethod, params?: unknown, key?: string): Promise<unknown> {
     const kind = KINDS[method];
     if (key === undefined) {
+      this.#counts ??= new Map();
       const n = (this.#counts.get(kind.key) ?? 0) + 1;
       this.#counts.set(kind.key, n);
       key = `${kind.key}-${n}`;
@@ -77,7 +82,8 @@ export class InputRound implements CancelSignal {
       );
       return this.#stop();
     }
-    this.asked.set(key, params === undefined ? { method } : { method, params });
+    this.#asked ??= new Map();
+    this.#asked.set(key, params === undefined ? { method } : { method, params });
     return this.#stop();
   }
 
@@ -96,7 +102,7 @@ export class InputRound implements CancelSignal {
   get stopped(): Promise<void> {
     return new Promise((resolve) => {
       if (this.#stopped) resolve();
-      else this.#listeners.add(() => resolve());
+      else (this.#listeners ??= new Set()).add(() => resolve());
     });
   }
 
@@ -104,7 +110,7 @@ export class InputRound implements CancelSignal {
   #stop(): Promise<never> {
     if (!this.#stopped) {
       this.#stopped = true;
-      for (const listener of [...this.#listeners]) listener();
+      for (const listener of [...(this.#listeners ?? [])]) listener();
     }
     return new Promise<never>(() => {});
   }
@@ -119,12 +125,12 @@ export class InputRound implements CancelSignal {
   }
 
   addEventListener(_type: "abort", listener: () => void): void {
-    this.#listeners.add(listener);
+    (this.#listeners ??= new Set()).add(listener);
     this.#outer?.addEventListener("abort", listener, { once: true });
   }
 
   removeEventListener(_type: "abort", listener: () => void): void {
-    this.#listeners.delete(listener);
+    this.#listeners?.delete(listener);
     this.#outer?.removeEventListener("abort", listener);
   }
 }
