@@ -13,6 +13,7 @@ let tarballs: Map<string, string>;
 // Both projects install at once: each compiles better-sqlite3 on one core.
 let ticketsProject: Promise<string>;
 let stdioProject: Promise<string>;
+let sdk2Project: Promise<string>;
 
 function tarballsFor(names: string[]): string[] {
   return names.map((name) => {
@@ -43,9 +44,15 @@ beforeAll(() => {
   stdioProject = installed("toolshed-stdio-user-", internalClosure("@toolshed/stdio-server"), [
     `@modelcontextprotocol/sdk@${CATALOG["@modelcontextprotocol/sdk"]}`,
   ]);
+  // No pack and no database: the server next to the SDK v2 packages (an optional peer) installs fast.
+  sdk2Project = installed("toolshed-sdk2-user-", internalClosure("@toolshed/server"), [
+    `@modelcontextprotocol/server@${CATALOG["@modelcontextprotocol/server"]}`,
+    `@modelcontextprotocol/client@${CATALOG["@modelcontextprotocol/client"]}`,
+  ]);
   // Failures surface in the test that awaits them; this only stops an unhandled rejection.
   ticketsProject.catch(() => {});
   stdioProject.catch(() => {});
+  sdk2Project.catch(() => {});
 });
 
 /** A fresh npm project with these of our tarballs and their external peers installed. */
@@ -90,6 +97,40 @@ describe("installed from tarballs, outside the workspace", () => {
       // The README's promise: two open tickets match, T-1009 ranked above T-1001.
       expect(seen[side].structuredContent.result.map((t) => t.id)).toEqual(["T-1009", "T-1001"]);
     }
+  });
+
+  it("@toolshed/server mounts a pack on an SDK v2 McpServer that a v2 client calls in both eras", async () => {
+    const project = await sdk2Project;
+    expect(readdirSync(join(project, "node_modules", "@toolshed")).sort()).toEqual(["errors", "schema", "server"]);
+    type Seen = {
+      era: string;
+      inputSchema: unknown;
+      sum: unknown;
+      invalid: { isError: boolean; text: string };
+      greeting: { isError: boolean; structuredContent: unknown; text: string };
+    };
+    const seen = runFixture(project, "sdk2-smoke.mjs") as { modern: Seen; legacy: Seen };
+    for (const era of ["modern", "legacy"] as const) {
+      expect(seen[era].era).toBe(era);
+      // Toolshed's portable schema (C5) and its own argument hints (C6), not the SDK's.
+      expect(seen[era].inputSchema).toEqual({
+        type: "object",
+        properties: {
+          a: { type: "number", description: "First number" },
+          b: { type: "number", description: "Second number" },
+        },
+        required: ["a", "b"],
+        additionalProperties: false,
+      });
+      expect(seen[era].sum).toEqual({ result: 5 });
+      expect(seen[era].invalid.isError).toBe(true);
+      expect(seen[era].invalid.text).toMatch(/^Invalid arguments for tool add:\nb: /);
+    }
+    // 2026-07-28: the question went out as input_required and the retry completed the call.
+    expect(seen.modern.greeting).toMatchObject({ isError: false, structuredContent: { result: "hello Ada" } });
+    // 2025 requests to createMcpHandler have no session to ask on.
+    expect(seen.legacy.greeting).toMatchObject({ isError: true });
+    expect(seen.legacy.greeting.text).toContain("this server runs without sessions");
   });
 
   it("toolshed-stdio from the installed @toolshed/stdio-server tarball lists its tools over stdio", async () => {

@@ -9,7 +9,9 @@ import {
 import { ToolError } from "@toolshed/errors";
 import type { AnyTool, Logger, Pack, RequestContext, TextFormat } from "@toolshed/schema";
 import { z } from "zod";
+import { attachPackV2, isV2McpServer, type V2McpServer } from "./attach-v2.js";
 import { createLogger } from "./logger.js";
+import type { RequestStateOptions } from "./request-state.js";
 import { runTool } from "./run-tool.js";
 import { Runtime } from "./runtime.js";
 
@@ -20,6 +22,11 @@ export interface AttachPackOptions {
   timeoutMs?: number;
   /** Hears the pack's resource updates (`ctx.resourceUpdated`), e.g. to notify subscribers you track. */
   onResourceUpdated?: (uri: string) => void;
+  /**
+   * SDK v2 only: signing of the `requestState` that carries a tool's questions and answers between
+   * rounds. Instances behind one load balancer must share `secret`; without one each process makes its own.
+   */
+  requestState?: RequestStateOptions;
 }
 
 type SdkExtra = {
@@ -57,10 +64,15 @@ function context(
  * Mounts a pack on an existing SDK `McpServer`. Handlers keep C1-C4 and C7-C11 (structured
  * results, checked output, tool errors, masking, retry classes, batches). What the McpServer
  * owns stays the SDK's: published input schemas and invalid-argument texts (C5, C6), and unknown
- * tools answered as isError results instead of JSON-RPC -32602 (C12). Use `createServer` for the
- * whole contract.
+ * tools answered as isError results instead of JSON-RPC -32602 (C12). On an SDK v2 McpServer
+ * (`@modelcontextprotocol/server`) the pack also keeps C5 and C6, and its questions to the client
+ * work in both protocol eras (attach-v2.ts). Use `createServer` for the whole contract.
  */
-export function attachPack(mcpServer: McpServer, pack: Pack, options: AttachPackOptions = {}): void {
+export function attachPack(mcpServer: McpServer | V2McpServer, pack: Pack, options: AttachPackOptions = {}): void {
+  if (isV2McpServer(mcpServer)) {
+    attachPackV2(mcpServer, pack, options);
+    return;
+  }
   const logger = options.logger ?? createLogger();
   // Resource and prompt handlers are shared with the runtime, so they fail the same way.
   const runtime = new Runtime({ packs: [pack], logger, textFormat: options.textFormat });

@@ -236,9 +236,9 @@ export class ProtocolCore {
   #asProtocolError(error: unknown, era: Era, method: string, rawParams: unknown, logger: Logger): JsonRpcError {
     if (error instanceof JsonRpcError) {
       if (era === "modern" && error.code === JsonRpcCode.ResourceNotFound) {
+        // Exactly {uri}: what the revision shows, and what clients match a missing resource on.
         const uri = (rawParams as { uri?: unknown } | undefined)?.uri;
-        const data = typeof error.data === "object" && error.data !== null ? error.data : {};
-        return new JsonRpcError(JsonRpcCode.InvalidParams, error.message, { ...data, uri });
+        return new JsonRpcError(JsonRpcCode.InvalidParams, error.message, { uri });
       }
       return error;
     }

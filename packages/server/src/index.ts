@@ -1,4 +1,5 @@
 export { type AttachPackOptions, attachPack } from "./attach.js";
+export type { V2McpServer } from "./attach-v2.js";
 export { type ChangeBus, type ChangeEvent, LocalChangeBus } from "./changes.js";
 export {
   type Answer,

@@ -102,7 +102,7 @@ export class InputRound implements CancelSignal {
   get stopped(): Promise<void> {
     return new Promise((resolve) => {
       if (this.#stopped) resolve();
-      else (this.#listeners ??= new Set()).add(() => resolve());
+      else this.#listen(() => resolve());
     });
   }
 
@@ -125,8 +125,13 @@ export class InputRound implements CancelSignal {
   }
 
   addEventListener(_type: "abort", listener: () => void): void {
-    (this.#listeners ??= new Set()).add(listener);
+    this.#listen(listener);
     this.#outer?.addEventListener("abort", listener, { once: true });
+  }
+
+  #listen(listener: () => void): void {
+    this.#listeners ??= new Set();
+    this.#listeners.add(listener);
   }
 
   removeEventListener(_type: "abort", listener: () => void): void {

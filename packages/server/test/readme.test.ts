@@ -24,6 +24,18 @@ describe("README samples are the example files that this test runs", () => {
     expect(missing._meta?.["toolshed.dev/error"]).toEqual({ kind: "tool", code: "not_found", retryable: false });
   });
 
+  it("the server package README's attachPack sample is examples/attach-v2.ts and behaves as its comments say", async () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    const example = readFileSync(new URL("../examples/attach-v2.ts", import.meta.url), "utf8");
+    expect(codeBlocks(readme)).toContain(example);
+    const { deployed, invalid } = await import("../examples/attach-v2.js");
+    expect(deployed.structuredContent).toEqual({ result: "deployed to prod" });
+    expect(invalid.isError).toBe(true);
+    expect((invalid.content as Array<{ text: string }>)[0]?.text).toBe(
+      'Invalid arguments for tool deploy:\nenv: must be one of "staging", "prod" (got "dev")',
+    );
+  });
+
   it("the server package README shows the same quick start", () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
     const example = readFileSync(new URL("../examples/quickstart.ts", import.meta.url), "utf8");
