@@ -327,6 +327,12 @@ const loggingTool = defineTool({
 // --- 2026-07-28 multi round-trip (input-required-result-*) -----------------------------------
 // The keys are the ones the scenarios' descriptions give; user_name is the one they check.
 
+/** A yes/no question, as the request-state scenarios ask it. */
+const askConfirmation = {
+  message: "Please confirm",
+  requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+};
+
 const askName = (message) => ({
   message,
   requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
@@ -371,13 +377,7 @@ const irrRequestState = defineTool({
   description: "Asks for a confirmation (key confirm); the answer comes back with the signed requestState.",
   input: noArgs,
   handler: async (_args, ctx) => {
-    const answer = await ctx.elicitInput(
-      {
-        message: "Please confirm",
-        requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
-      },
-      { key: "confirm" },
-    );
+    const answer = await ctx.elicitInput(askConfirmation, { key: "confirm" });
     return `state-ok: confirmed=${answer.content?.ok === true}`;
   },
 });
@@ -423,13 +423,7 @@ const irrTamperedState = defineTool({
   description: "Asks for a confirmation (key confirm); a requestState that was changed is refused (-32602).",
   input: noArgs,
   handler: async (_args, ctx) => {
-    const answer = await ctx.elicitInput(
-      {
-        message: "Please confirm",
-        requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
-      },
-      { key: "confirm" },
-    );
+    const answer = await ctx.elicitInput(askConfirmation, { key: "confirm" });
     return `confirmed=${answer.content?.ok === true}`;
   },
 });
