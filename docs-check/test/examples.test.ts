@@ -84,6 +84,11 @@ describe("docs/examples", () => {
         { path: "query", message: "is required (a string)" },
       ],
     });
+    expect(ex.nulls).toEqual({ success: true, data: { query: "login", status: "open", limit: 10 } });
+    expect(ex.requiredNull).toEqual({
+      success: false,
+      issues: [{ path: "query", message: "is required and must be a string (got null)" }],
+    });
     expect(ex.range).toEqual({
       success: false,
       issues: [{ path: "max_arr", message: "must be greater than or equal to min_arr" }],

@@ -32,6 +32,13 @@ export const filled = searchTickets.parseArguments({ query: "login" });
 // query, status, limit' }, { path: "query", message: "is required (a string)" }]
 export const typo = searchTickets.parseArguments({ qeury: "login" });
 
+// null for an argument that may be left out counts as leaving it out, so the default applies:
+// { success: true, data: { query: "login", status: "open", limit: 10 } }
+export const nulls = searchTickets.parseArguments({ query: "login", status: null, limit: null });
+
+// A required argument sent as null: [{ path: "query", message: "is required and must be a string (got null)" }]
+export const requiredNull = searchTickets.parseArguments({ query: null });
+
 // Cross-field rules: .refine on the object, with the path of the field to blame.
 export const searchAccounts = defineTool({
   name: "crm_search_accounts",

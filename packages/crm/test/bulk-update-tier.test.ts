@@ -133,7 +133,7 @@ describe("crm_bulk_update_tier", () => {
       {
         id: "acc_1002",
         reason: "unavailable",
-        message: "a service this tool depends on could not be reached",
+        message: expect.stringMatching(/^a service this tool depends on could not be reached \(ref [0-9a-f]{8}\)$/),
         retryable: true,
       },
       { id: "acc_1003", reason: "timeout", message: "the CRM backend did not answer within 80 ms", retryable: true },
@@ -149,6 +149,11 @@ describe("crm_bulk_update_tier", () => {
     const logged = crm.logs.find((line) => line.ref === ref);
     expect(logged).toMatchObject({ level: 50, tool: "crm_bulk_update_tier", item: "acc_1004" });
     expect(JSON.stringify(logged)).toContain("secret-s3cr3t");
+    // A classified item failure is logged under its ref as a warning, as on a single call (C10).
+    const dropped = /ref ([0-9a-f]{8})/.exec(batch.failed[0]?.message ?? "")?.[1];
+    const warned = crm.logs.find((line) => line.ref === dropped);
+    expect(warned).toMatchObject({ level: 40, tool: "crm_bulk_update_tier", item: "acc_1002", code: "unavailable" });
+    expect(JSON.stringify(warned)).toContain("ECONNRESET");
     expect(crm.faulty.abortedCalls).toBe(1);
     const tiers = await Promise.all(
       ["acc_1001", "acc_1002", "acc_1003", "acc_1004", "acc_1006"].map((id) => crm.backend.getAccount(id)),
@@ -165,6 +170,19 @@ describe("crm_bulk_update_tier", () => {
     expect(result.isError).toBe(true);
     expect(errorMeta(result)).toEqual({ kind: "tool", code: "unavailable", retryable: true });
     expect(text(result).split("\n")[0]).toBe("All 2 items failed; temporary failure, safe to retry.");
+  });
+
+  it("new_tier is one of the three tiers (the seed takes any string): published as an enum and checked", async () => {
+    crm = await startCrm();
+    const { tools } = await crm.client.listTools();
+    const input = tools.find((t) => t.name === "crm_bulk_update_tier")?.inputSchema;
+    expect(input?.properties?.new_tier).toMatchObject({ type: "string", enum: ["startup", "growth", "enterprise"] });
+    const before = databaseState(crm.dbPath);
+    const result = await crm.call("crm_bulk_update_tier", { account_ids: ["acc_1001"], new_tier: "platinum" });
+    expect(text(result)).toBe(
+      'Invalid arguments for tool crm_bulk_update_tier:\nnew_tier: must be one of "startup", "growth", "enterprise" (got "platinum")',
+    );
+    expect(databaseState(crm.dbPath)).toEqual(before);
   });
 
   it("C6: repeated ids are named in the hint, and the list is bounded", async () => {

@@ -107,22 +107,48 @@ describe("BatchCollector", () => {
     collector.fail("b", new DOMException("aborted", "AbortError"));
     collector.fail("c", new Response(null, { status: 404 }));
     const { failed } = collector.result();
+    const ref = expect.stringMatching(/ \(ref [0-9a-f]{8}\)$/);
     expect(failed).toStrictEqual([
-      {
-        id: "a",
-        reason: "unavailable",
-        message: "a service this tool depends on could not be reached",
-        retryable: true,
-      },
-      { id: "b", reason: "timeout", message: "the operation timed out or was aborted", retryable: true },
-      {
-        id: "c",
-        reason: "not_found",
-        message: "the upstream service has no such resource (HTTP 404)",
-        retryable: false,
-      },
+      { id: "a", reason: "unavailable", message: ref, retryable: true },
+      { id: "b", reason: "timeout", message: ref, retryable: true },
+      { id: "c", reason: "not_found", message: ref, retryable: false },
+    ]);
+    expect(failed.map((f) => f.message.replace(/ \(ref [0-9a-f]{8}\)$/, ""))).toStrictEqual([
+      "a service this tool depends on could not be reached",
+      "the operation timed out or was aborted",
+      "the upstream service has no such resource (HTTP 404)",
     ]);
     expect(JSON.stringify(failed)).not.toContain("hunter2");
+  });
+
+  it("C7-C10/C11: a classified item failure gets a ref and a warning log line under it, like a single call", () => {
+    const { logger, calls } = fakeLogger();
+    const collector = new BatchCollector({ logger, toolName: "crm_bulk_update_tier" });
+    const dropped = Object.assign(new Error(`read ECONNRESET ${SECRET}`), { code: "ECONNRESET" });
+    collector.fail("acc_2", dropped);
+    const [failure] = collector.result().failed;
+    const ref = failure?.message.match(
+      /^a service this tool depends on could not be reached \(ref ([0-9a-f]{8})\)$/,
+    )?.[1];
+    expect(ref).toBeDefined();
+    expect(failure).toMatchObject({ id: "acc_2", reason: "unavailable", retryable: true });
+    expect(JSON.stringify(failure)).not.toContain("hunter2");
+    expect(calls).toStrictEqual([
+      {
+        level: "warn",
+        obj: { ref, tool: "crm_bulk_update_tier", item: "acc_2", code: "unavailable", err: dropped },
+        msg: "Batch item acc_2 failed: unavailable",
+      },
+    ]);
+    // A tool error is the model's to read, as on a single call: no ref, no log line.
+    const plain = new BatchCollector({ logger, toolName: "crm_bulk_update_tier" });
+    plain.fail("acc_9", new NotFoundError("No account 'acc_9'"));
+    plain.fail("acc_3", new UnavailableError("Account 'acc_3' is being restored"));
+    expect(plain.result().failed.map((f) => f.message)).toStrictEqual([
+      "No account 'acc_9'",
+      "Account 'acc_3' is being restored",
+    ]);
+    expect(calls).toHaveLength(1);
   });
 
   it("C7/C11: an unknown error is masked as internal_error with a ref, and logged under that ref", () => {

@@ -2,6 +2,7 @@ import { classifyError } from "./classify.js";
 import { ErrorCode as Codes, ERROR_META_KEY, type ErrorCode, type ErrorInfo, isErrorCode } from "./codes.js";
 import { type ErrorLogger, newErrorRef, stderrErrorLogger } from "./logger.js";
 import { retryHint, type TextContent } from "./results.js";
+import { isToolError } from "./tool-error.js";
 
 /** Why one item of a batch failed (C11). */
 export type BatchFailure = {
@@ -48,8 +49,10 @@ export class BatchCollector<T> {
   }
 
   /**
-   * Records a failed item, either with an explicit reason or from what was thrown: tool errors and
-   * classified failures keep their message; anything else is masked with a reference id (C7).
+   * Records a failed item, either with an explicit reason or from what was thrown, as a single call
+   * reports it: a tool error keeps its message (C8); a classified failure keeps its class and gets a
+   * reference id, with the original error logged as a warning under it (C10); anything else is
+   * masked with a reference id and logged as an error (C7).
    */
   fail(id: string, failure: Omit<BatchFailure, "id"> | unknown): void {
     this.#failed.push({ id, ...this.#describe(id, failure) });
@@ -61,10 +64,16 @@ export class BatchCollector<T> {
       return { reason: f.reason, message: f.message, retryable: f.retryable ?? false };
     }
     const known = classifyError(failure);
-    if (known) return { reason: known.code, message: known.message, retryable: known.retryable };
+    if (known && isToolError(failure))
+      return { reason: known.code, message: known.message, retryable: known.retryable };
     const ref = newErrorRef();
     const tool = this.#options.toolName ?? "batch";
-    (this.#options.logger ?? stderrErrorLogger).error({ ref, tool, item: id, err: failure }, `Batch item ${id} failed`);
+    const logger = this.#options.logger ?? stderrErrorLogger;
+    if (known) {
+      logger.warn({ ref, tool, item: id, code: known.code, err: failure }, `Batch item ${id} failed: ${known.code}`);
+      return { reason: known.code, message: `${known.message} (ref ${ref})`, retryable: known.retryable };
+    }
+    logger.error({ ref, tool, item: id, err: failure }, `Batch item ${id} failed`);
     return { reason: Codes.internal_error, message: `internal error (ref ${ref})`, retryable: false };
   }
 

@@ -90,12 +90,122 @@ describe("parseArguments: success", () => {
   });
 });
 
+describe("parseArguments: null for an argument that may be left out", () => {
+  it("null for an optional or defaulted argument counts as leaving it out: the default applies", () => {
+    expect(search.parseArguments({ query: "bug", limit: null, status: null, owner: null, ref: null })).toEqual({
+      success: true,
+      data: { query: "bug", limit: 10, status: "any" },
+    });
+  });
+
+  it("the seed's crm_search_accounts with tier: null runs as if tier were left out", () => {
+    const accounts = z
+      .object({
+        query: z.string().min(2).describe("Name or keyword"),
+        tier: z.enum(["startup", "growth", "enterprise"]).optional().describe("Only this tier"),
+        min_arr: z.number().min(0).default(0).describe("Lowest ARR"),
+        max_arr: z.number().min(0).optional().describe("Highest ARR"),
+      })
+      .refine((a) => a.max_arr === undefined || a.max_arr >= a.min_arr, {
+        message: "must be greater than or equal to min_arr",
+        path: ["max_arr"],
+      });
+    expect(parseArguments(accounts, { query: "acme", tier: null, min_arr: null, max_arr: null })).toEqual({
+      success: true,
+      data: { query: "acme", min_arr: 0 },
+    });
+    // Every other rule still holds for the arguments that were sent.
+    expect(issuesOf(accounts, { query: "acme", tier: null, min_arr: 100, max_arr: 5 })).toEqual([
+      { path: "max_arr", message: "must be greater than or equal to min_arr" },
+    ]);
+  });
+
+  it("a nullable argument still receives null, optional or not", () => {
+    const s = z.object({
+      due: z.string().nullable().describe("Due date, or null for none"),
+      note: z.string().nullish().describe("A note"),
+      owner: z.string().nullable().default("me").describe("Owner"),
+      either: z.union([z.number(), z.null()]).optional().describe("A number or null"),
+      anything: z.unknown().optional().describe("Any value"),
+    });
+    expect(parseArguments(s, { due: null, note: null, owner: null, either: null, anything: null })).toEqual({
+      success: true,
+      data: { due: null, note: null, owner: null, either: null, anything: null },
+    });
+  });
+
+  it("a required argument sent as null gets a hint that says it is required", () => {
+    expect(lines({ query: null })).toEqual(["query: is required and must be a string (got null)"]);
+    const s = z.object({
+      status: z.enum(["open", "closed"]).describe("Status"),
+      ref: z.union([z.string(), z.number()]).describe("Issue number or key"),
+      own: z
+        .string()
+        .describe("Owner")
+        .refine(() => true, "never"),
+    });
+    expect(issuesOf(s, { status: null, ref: null, own: null })).toEqual([
+      { path: "status", message: 'is required and must be one of "open", "closed" (got null)' },
+      { path: "ref", message: "is required and must be a string or a number (got null)" },
+      { path: "own", message: "is required and must be a string (got null)" },
+    ]);
+    // A message the schema sets itself is kept as it is.
+    const custom = z.object({ id: z.string({ error: "give the ticket id, such as T-1" }).describe("Ticket id") });
+    expect(issuesOf(custom, { id: null })).toEqual([{ path: "id", message: "give the ticket id, such as T-1" }]);
+  });
+
+  it("the rule holds at every depth: nested objects, array items and record values", () => {
+    const s = z.object({
+      filters: z
+        .object({ tag: z.string().optional().describe("Tag"), min: z.number().default(1).describe("Min") })
+        .optional()
+        .describe("Filters"),
+      items: z
+        .array(z.object({ id: z.string().describe("Id"), note: z.string().optional().describe("Note") }))
+        .describe("Items"),
+      byName: z
+        .record(z.string(), z.object({ size: z.number().optional().describe("Size") }))
+        .optional()
+        .describe("By name"),
+    });
+    const args = { filters: { tag: null, min: null }, items: [{ id: "a", note: null }], byName: { x: { size: null } } };
+    expect(parseArguments(s, args)).toEqual({
+      success: true,
+      data: { filters: { min: 1 }, items: [{ id: "a" }], byName: { x: {} } },
+    });
+    // The caller's value is not changed.
+    expect(args.filters).toEqual({ tag: null, min: null });
+    expect(issuesOf(s, { items: [{ id: null }] })).toEqual([
+      { path: "items[0].id", message: "is required and must be a string (got null)" },
+    ]);
+    // An optional object sent as null is left out too; a null array item is not a property.
+    expect(parseArguments(s, { filters: null, items: [] })).toEqual({ success: true, data: { items: [] } });
+    expect(issuesOf(s, { items: [null] })).toEqual([{ path: "items[0]", message: "must be an object (got null)" }]);
+  });
+
+  it("unknown keys are still reported, null or not", () => {
+    expect(lines({ query: "bug", qeury: null })).toEqual([
+      'qeury: unknown argument; did you mean "query"? Valid arguments: query, limit, status, kind, score, owner, tags, email, id, since, code, page_size, ref',
+    ]);
+  });
+
+  it("the published schema is unchanged: null is accepted, not advertised", () => {
+    const tier = search.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(tier.status).toEqual({
+      type: "string",
+      enum: ["open", "closed", "any"],
+      default: "any",
+      description: "Issue status",
+    });
+  });
+});
+
 describe("parseArguments: hints (C6)", () => {
   it("wrong types", () => {
     expect(lines({ query: "bug", limit: 2.5 })).toEqual(["limit: must be an integer (got 2.5)"]);
     expect(lines({ query: "bug", limit: "ten" })).toEqual(['limit: must be a number (got "ten")']);
     expect(lines({ query: 1 })).toEqual(["query: must be a string (got 1)"]);
-    expect(lines({ query: "bug", limit: null })).toEqual(["limit: must be a number (got null)"]);
+    expect(lines({ query: null })).toEqual(["query: is required and must be a string (got null)"]);
     expect(lines({ query: "bug", tags: "p1" })).toEqual(['tags: must be an array (got "p1")']);
     expect(lines({ query: "bug", tags: [1] })).toEqual(["tags[0]: must be an object (got 1)"]);
     expect(lines({ query: "bug", tags: [{ name: 5 }] })).toEqual(["tags[0].name: must be a string (got 5)"]);
@@ -165,7 +275,7 @@ describe("parseArguments: hints (C6)", () => {
 
   it("unions of primitives", () => {
     expect(lines({ query: "bug", ref: true })).toEqual(["ref: must be a string or a number (got true)"]);
-    expect(lines({ query: "bug", ref: null })).toEqual(["ref: must be a string or a number (got null)"]);
+    expect(lines({ query: "bug", ref: [] })).toEqual(["ref: must be a string or a number (got an array of 0 items)"]);
   });
 
   it("reports every problem, one issue each, in a stable order", () => {
@@ -212,6 +322,50 @@ describe("parseArguments: hints (C6)", () => {
 
   it("does not change the schema's own error map globally", () => {
     expect(z.string().safeParse(1).error?.issues[0]?.message).toBe("Invalid input: expected string, received number");
+  });
+});
+
+describe("parseArguments: text that is not valid Unicode", () => {
+  const schema = z.object({
+    title: z.string().describe("Title"),
+    tags: z.array(z.string()).optional().describe("Tags"),
+    either: z.union([z.string(), z.number()]).optional().describe("A string or a number"),
+  });
+
+  it("a lone surrogate anywhere is a hint with its place; whole pairs (emoji) pass", () => {
+    expect(parseArguments(schema, { title: "family 👩‍👩‍👧", tags: ["ok 😀"] }).success).toBe(true);
+    const lone = parseArguments(schema, { title: "\udfffnote", tags: ["fine", "ab\ud83d"], either: "\ud800" });
+    expect(lone).toEqual({
+      success: false,
+      issues: [
+        {
+          path: "title",
+          message:
+            "must be valid Unicode text: character 1 is a lone surrogate (half of an emoji or other pair); send the whole character or leave it out",
+        },
+        {
+          path: "tags[1]",
+          message:
+            "must be valid Unicode text: character 3 is a lone surrogate (half of an emoji or other pair); send the whole character or leave it out",
+        },
+        {
+          path: "either",
+          message:
+            "must be valid Unicode text: character 1 is a lone surrogate (half of an emoji or other pair); send the whole character or leave it out",
+        },
+      ],
+    });
+  });
+
+  it("is one C6 result like every other invalid argument", () => {
+    const parsed = parseArguments(schema, { title: "\udc00" });
+    expect(parsed.success).toBe(false);
+    if (parsed.success) return;
+    const result = invalidArgumentsResult("create_note", parsed.issues);
+    expect(result.content[0]?.text).toMatch(
+      /^Invalid arguments for tool create_note:\ntitle: must be valid Unicode text/,
+    );
+    expect(result._meta["toolshed.dev/error"]).toMatchObject({ kind: "validation", code: "invalid_arguments" });
   });
 });
 
@@ -401,6 +555,38 @@ describe("object-level refinements (C5)", () => {
     });
     expect(issuesOf(s, { window: { start: 2, end: 1 } })).toEqual([
       { path: "window.end", message: "must be after start" },
+    ]);
+  });
+
+  it("runs alongside field errors of bounds and lengths; is skipped while a field has the wrong type or enum value", () => {
+    const accounts = z
+      .object({
+        query: z.string().min(2).describe("Name or keyword"),
+        tier: z.enum(["startup", "growth", "enterprise"]).optional().describe("Only this tier"),
+        min_arr: z.number().min(0).default(0).describe("Lowest ARR"),
+        max_arr: z.number().min(0).optional().describe("Highest ARR"),
+      })
+      .refine((a) => a.max_arr === undefined || a.max_arr >= a.min_arr, {
+        message: "must be greater than or equal to min_arr",
+        path: ["max_arr"],
+      });
+    const rule = { path: "max_arr", message: "must be greater than or equal to min_arr" };
+    // Pydantic's model_validator(mode="after") waits for every field; here it is reported in the same answer.
+    expect(issuesOf(accounts, { query: "a", min_arr: 100, max_arr: 10 })).toEqual([
+      { path: "query", message: "must be at least 2 characters (got 1)" },
+      rule,
+    ]);
+    expect(issuesOf(accounts, { query: "acme", min_arr: -5, max_arr: -10 })).toEqual([
+      { path: "min_arr", message: "must be at least 0 (got -5)" },
+      { path: "max_arr", message: "must be at least 0 (got -10)" },
+      rule,
+    ]);
+    // A wrong type or enum value anywhere stops Zod before object-level rules: the rule comes on the next try.
+    expect(issuesOf(accounts, { query: "acme", min_arr: "100", max_arr: 10 })).toEqual([
+      { path: "min_arr", message: 'must be a number (got "100")' },
+    ]);
+    expect(issuesOf(accounts, { query: "acme", tier: "huge", min_arr: 100, max_arr: 10 })).toEqual([
+      { path: "tier", message: 'must be one of "startup", "growth", "enterprise" (got "huge")' },
     ]);
   });
 

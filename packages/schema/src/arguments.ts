@@ -23,6 +23,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Sets an own property, `__proto__` included (an assignment would change the prototype instead). */
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** At most this many problems are listed; the rest are counted (keeps answers and work bounded). */
 export const MAX_LISTED_ISSUES = 20;
 
@@ -30,6 +35,8 @@ interface KeyScan {
   issues: ValidationIssue[];
   /** Unknown keys found beyond the listed ones. */
   more: number;
+  /** Paths of required properties that were sent as null (their hint says they are required). */
+  requiredNulls: Set<string> | undefined;
 }
 
 /**
@@ -43,37 +50,107 @@ export function unknownKeyIssues(
   path: PropertyKey[] = [],
   limit = MAX_LISTED_ISSUES,
 ): ValidationIssue[] {
-  return scanUnknownKeys(schema, value, path, limit).issues;
-}
-
-function scanUnknownKeys(schema: z.ZodType, value: unknown, path: PropertyKey[], limit: number): KeyScan {
-  const scan: KeyScan = { issues: [], more: 0 };
+  const scan: KeyScan = { issues: [], more: 0, requiredNulls: undefined };
   scanKeys(schema, value, path, scan, limit);
-  return scan;
+  return scan.issues;
 }
 
-function scanKeys(schema: z.ZodType, value: unknown, path: PropertyKey[], scan: KeyScan, limit: number): void {
+/**
+ * Whether a schema takes `null` as a value: nullable, null, any, unknown, a union or literal
+ * with null, or a catch (which turns null into its fallback). Read from the definition, so no
+ * refinement or transform of the caller's runs to find out.
+ */
+function acceptsNull(schema: unknown, depth = 0): boolean {
+  const def = defOf(schema);
+  if (!def || depth > 32) return false;
+  switch (def.type) {
+    case "null":
+    case "any":
+    case "unknown":
+    case "nullable":
+    case "catch":
+      return true;
+    case "optional":
+    case "default":
+    case "prefault":
+    case "readonly":
+    case "nonoptional":
+      return acceptsNull(def.innerType, depth + 1);
+    case "pipe":
+      return acceptsNull(def.in, depth + 1);
+    case "lazy":
+      return acceptsNull((def.getter as () => unknown)(), depth + 1);
+    case "union":
+      return (def.options as unknown[]).some((o) => acceptsNull(o, depth + 1));
+    case "intersection":
+      return acceptsNull(def.left, depth + 1) && acceptsNull(def.right, depth + 1);
+    case "literal":
+      return (def.values as unknown[]).includes(null);
+    default:
+      return false;
+  }
+}
+
+/** Zod marks a property that may be left out (optional, default, prefault) with `optin`. */
+function mayBeLeftOut(schema: z.ZodType): boolean {
+  return (schema as { _zod?: { optin?: unknown } })._zod?.optin !== undefined;
+}
+
+/**
+ * One walk over the arguments: finds unknown keys (see {@link unknownKeyIssues}) and applies the
+ * null rule: `null` for a property that may be left out and is not nullable means "left out",
+ * so its default applies. Returns the value to parse, copied only where a null was dropped.
+ */
+function scanKeys(schema: z.ZodType, value: unknown, path: PropertyKey[], scan: KeyScan, limit: number): unknown {
   let def = defOf(schema);
   while (def && (WRAPPERS.has(def.type) || def.type === "pipe")) {
     def = defOf(def.type === "pipe" ? def.in : def.innerType);
   }
-  if (!def) return;
+  if (!def) return value;
   if (def.type === "array" && Array.isArray(value)) {
-    for (const [i, item] of value.entries()) scanKeys(def.element as z.ZodType, item, [...path, i], scan, limit);
-    return;
+    let out = value;
+    for (const [i, item] of value.entries()) {
+      const next = scanKeys(def.element as z.ZodType, item, [...path, i], scan, limit);
+      if (next === item) continue;
+      if (out === value) out = [...value];
+      out[i] = next;
+    }
+    return out;
   }
   if (def.type === "record" && isPlainObject(value)) {
-    for (const [k, v] of Object.entries(value)) scanKeys(def.valueType as z.ZodType, v, [...path, k], scan, limit);
-    return;
+    let out = value;
+    for (const [k, v] of Object.entries(value)) {
+      const next = scanKeys(def.valueType as z.ZodType, v, [...path, k], scan, limit);
+      if (next === v) continue;
+      if (out === value) out = { ...value };
+      setOwn(out, k, next);
+    }
+    return out;
   }
-  if (def.type !== "object" || !isPlainObject(value)) return;
+  if (def.type !== "object" || !isPlainObject(value)) return value;
   const shape = def.shape as Record<string, z.ZodType>;
   const known = Object.keys(shape);
   const topLevel = path.length === 0;
+  let out = value;
   for (const key of Object.keys(value)) {
     const sub = shape[key];
     if (sub !== undefined && Object.hasOwn(shape, key)) {
-      scanKeys(sub, value[key], [...path, key], scan, limit);
+      const item = value[key];
+      if (item === null && !acceptsNull(sub)) {
+        if (mayBeLeftOut(sub)) {
+          if (out === value) out = { ...value };
+          delete out[key];
+        } else {
+          scan.requiredNulls ??= new Set();
+          scan.requiredNulls.add(formatPath([...path, key]));
+        }
+        continue;
+      }
+      const next = scanKeys(sub, item, [...path, key], scan, limit);
+      if (next !== item) {
+        if (out === value) out = { ...value };
+        setOwn(out, key, next);
+      }
       continue;
     }
     if (def.catchall !== undefined) continue;
@@ -87,21 +164,67 @@ function scanKeys(schema: z.ZodType, value: unknown, path: PropertyKey[], scan: 
     const hint = guess === undefined ? valid : `did you mean "${guess}"? ${valid[0]?.toUpperCase()}${valid.slice(1)}`;
     scan.issues.push({ path: formatPath([...path, key]), message: `unknown ${noun}; ${hint}` });
   }
+  return out;
+}
+
+/** A string that is not valid Unicode: a lone surrogate (JSON can carry one as `\udfff`). */
+function isMalformed(text: string): boolean {
+  // String.prototype.isWellFormed is in Node 20 but not in the ES2023 lib this package compiles with.
+  return !(text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/**
+ * Hints for strings that are not valid Unicode, anywhere in the arguments: no store keeps them
+ * intact (SQLite writes invalid UTF-8, URIs cannot encode them), so they are refused up front.
+ */
+function malformedText(value: unknown, path: PropertyKey[], scan: KeyScan, limit: number, depth = 0): void {
+  if (typeof value === "string") {
+    if (!isMalformed(value)) return;
+    if (scan.issues.length >= limit) {
+      scan.more++;
+      return;
+    }
+    const at = [...value].findIndex((c) => isMalformed(c));
+    scan.issues.push({
+      path: formatPath(path),
+      message: `must be valid Unicode text: character ${at + 1} is a lone surrogate (half of an emoji or other pair); send the whole character or leave it out`,
+    });
+    return;
+  }
+  // Nesting is bounded by the body limit; the depth guard keeps a hostile nesting from the stack.
+  if (depth > 64 || typeof value !== "object" || value === null) return;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) malformedText(item, [...path, i], scan, limit, depth + 1);
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) malformedText(item, [...path, key], scan, limit, depth + 1);
+}
+
+/** The hint map, saying "is required" where a required property was sent as null. */
+function requiredNullMap(paths: Set<string>): (issue: z.core.$ZodRawIssue) => string {
+  return (issue) => {
+    const hint = hintErrorMap(issue);
+    if (issue.input !== null || !paths.has(formatPath(issue.path ?? []))) return hint;
+    return hint.startsWith("must ") ? `is required and ${hint}` : `is required; ${hint}`;
+  };
 }
 
 export type ParseResult<T> = { success: true; data: T } | { success: false; issues: ValidationIssue[] };
 
 /**
  * Validates tool arguments (C5, C6): unknown keys, every schema rule and object-level
- * refinement, each problem phrased as a hint. A missing arguments object counts as `{}`.
+ * refinement, each problem phrased as a hint. A missing arguments object counts as `{}`, and
+ * `null` for a property that may be left out and is not nullable counts as leaving it out.
  */
 export function parseArguments<S extends z.ZodType>(schema: S, args: unknown): ParseResult<z.output<S>> {
-  const value = args === undefined || args === null ? {} : args;
-  const unknown = scanUnknownKeys(schema, value, [], MAX_LISTED_ISSUES);
-  const parsed = schema.safeParse(value, { error: hintErrorMap });
-  if (parsed.success && unknown.issues.length === 0) return { success: true, data: parsed.data };
-  const all = [...unknown.issues, ...(parsed.success ? [] : toValidationIssues(parsed.error.issues))];
-  const hidden = unknown.more + Math.max(0, all.length - MAX_LISTED_ISSUES);
+  const scan: KeyScan = { issues: [], more: 0, requiredNulls: undefined };
+  const value = scanKeys(schema, args === undefined || args === null ? {} : args, [], scan, MAX_LISTED_ISSUES);
+  malformedText(value, [], scan, MAX_LISTED_ISSUES);
+  const errorMap = scan.requiredNulls ? requiredNullMap(scan.requiredNulls) : hintErrorMap;
+  const parsed = schema.safeParse(value, { error: errorMap });
+  if (parsed.success && scan.issues.length === 0) return { success: true, data: parsed.data };
+  const all = [...scan.issues, ...(parsed.success ? [] : toValidationIssues(parsed.error.issues))];
+  const hidden = scan.more + Math.max(0, all.length - MAX_LISTED_ISSUES);
   const issues = all.slice(0, MAX_LISTED_ISSUES);
   if (hidden > 0)
     issues.push({ path: "", message: `… and ${hidden} more problem${hidden === 1 ? "" : "s"}; fix these first` });

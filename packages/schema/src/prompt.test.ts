@@ -117,6 +117,17 @@ describe("definePrompt", () => {
     });
   });
 
+  it("parseArgs: null for an argument that may be left out counts as leaving it out, as for tools", () => {
+    expect(summarize.parseArgs({ title: "todo", style: null, language: null })).toEqual({
+      success: true,
+      data: { title: "todo", language: "en" },
+    });
+    expect(summarize.parseArgs({ title: null })).toEqual({
+      success: false,
+      issues: [{ path: "title", message: "is required and must be a string (got null)" }],
+    });
+  });
+
   it("render gets typed arguments", () => {
     definePrompt({
       name: "typed",

@@ -9,7 +9,7 @@ import {
   toToolErrorResult,
 } from "@toolshed/errors";
 import type { AnyTool, Logger, TextFormat, ToolContext } from "@toolshed/schema";
-import { shapeToolResult } from "@toolshed/schema";
+import { isFullResult, shapeToolResult } from "@toolshed/schema";
 
 export interface RunToolOptions {
   /** Applies when the tool sets none; 0 or undefined means no limit. */
@@ -70,12 +70,32 @@ export async function runTool(
     }
     return toToolErrorResult(error, tool.name, { logger: options.logger });
   }
+  warnOnPlainError(tool, value, options.logger);
   const shaped = shapeToolResult(tool, value, options.textFormat);
   if (!shaped.ok) return maskInternalError(new Error(shaped.problem), tool.name, { logger: options.logger }).result;
   return shaped.result;
 }
 
 const STOPPED = Symbol("stopped");
+
+/** Tools already warned about returning an error as a plain object: one log line per tool. */
+const warnedPlainError = new WeakSet<AnyTool>();
+
+/**
+ * A handler that returns `{isError: true, ...}` as its value (a plain dict, as in Python) does not
+ * report an error: the client gets a success, or an output-schema failure (C3). Says so once per tool.
+ */
+function warnOnPlainError(tool: AnyTool, value: unknown, logger: RunToolOptions["logger"]): void {
+  if (typeof value !== "object" || value === null || (value as { isError?: unknown }).isError !== true) return;
+  // A full result may set isError itself (C4); an output schema may declare the field.
+  if (isFullResult(value) || warnedPlainError.has(tool)) return;
+  if ((tool.outputSchema?.properties as Record<string, unknown> | undefined)?.isError !== undefined) return;
+  warnedPlainError.add(tool);
+  logger.warn(
+    { tool: tool.name },
+    `Tool ${tool.name} returned a plain object with isError: true, which is not an error result; throw a ToolError (or a subclass such as UnavailableError) so the client gets isError and the retry class`,
+  );
+}
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (

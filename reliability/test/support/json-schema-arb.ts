@@ -39,7 +39,8 @@ function typeMatches(value: unknown, type: string): boolean {
 const ASTRAL = /[\u{10000}-\u{10FFFF}]/u;
 
 /**
- * True when the value certainly breaks the schema; false when it fits or when the answer depends
+ * True when the value certainly breaks the schema as Toolshed checks it (`null` for a property
+ * that may be left out counts as left out); false when it fits or when the answer depends
  * on details the schema does not settle (string lengths with astral characters, which JSON
  * Schema counts in code points and Zod in UTF-16 units).
  */
@@ -68,10 +69,13 @@ export function breaksSchema(value: unknown, schema: JsonSchema): boolean {
   if (jsonType(value) === "object") {
     const obj = value as Record<string, unknown>;
     const props = schema.properties ?? {};
-    if ((schema.required ?? []).some((k) => !Object.hasOwn(obj, k))) return true;
+    const required = schema.required ?? [];
+    if (required.some((k) => !Object.hasOwn(obj, k))) return true;
     for (const key of Object.keys(obj)) {
       const inner = Object.hasOwn(props, key) ? props[key] : undefined;
       if (inner) {
+        // Toolshed's rule (docs/schemas.md): null for a property that may be left out counts as left out.
+        if (obj[key] === null && !required.includes(key)) continue;
         if (breaksSchema(obj[key], inner)) return true;
       } else if (schema.additionalProperties === false) return true;
     }
