@@ -21,8 +21,22 @@ function validId(id: unknown): id is string | number {
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 
 /**
- * A request or notification (already checked above) with no other keys and no params._meta:
- * the SDK's message schema always accepts one, so its union parse, a large share of a small
+ * A `_meta` the SDK's request schema accepts without looking further: an object whose progress
+ * token, if any, is a string or an integer, and that names no task (every 2026-07-28 request
+ * carries one).
+ */
+function plainMeta(meta: unknown): boolean {
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return false;
+  const { progressToken } = meta as { progressToken?: unknown };
+  if (progressToken !== undefined && typeof progressToken !== "string" && !Number.isInteger(progressToken)) {
+    return false;
+  }
+  return !("io.modelcontextprotocol/related-task" in meta);
+}
+
+/**
+ * A request or notification (already checked above) with no other keys and a plain `_meta` or
+ * none: the SDK's message schema always accepts one, so its union parse, a large share of a small
  * call's cost, can be skipped.
  */
 function plainRequestOrNotification(m: Record<string, unknown>): boolean {
@@ -30,7 +44,7 @@ function plainRequestOrNotification(m: Record<string, unknown>): boolean {
   // The SDK takes only safe integers as numeric ids.
   if (typeof m.id === "number" && !Number.isSafeInteger(m.id)) return false;
   const params = m.params as Record<string, unknown> | undefined;
-  return params === undefined || !("_meta" in params);
+  return params === undefined || !("_meta" in params) || plainMeta(params._meta);
 }
 
 /**
