@@ -55,6 +55,9 @@ export class Sessions {
   }
 
   async handle(request: Request, authInfo: AuthInfo | undefined, owner: string | undefined): Promise<Response> {
+    // Media types are case-insensitive (RFC 9110); the SDK transport compares them as written.
+    const accept = request.headers.get("accept");
+    if (accept !== null && accept !== accept.toLowerCase()) request.headers.set("accept", accept.toLowerCase());
     if (request.method === "POST") return this.#post(request, authInfo, owner);
     if (request.method !== "GET" && request.method !== "DELETE") return methodNotAllowed("GET, POST, DELETE");
     const found = this.#lookup(request, owner);

@@ -15,8 +15,8 @@ export interface HeaderReader {
 
 /** 406 unless Accept lists both JSON and SSE; 415 unless the body is JSON. */
 export function checkPostHeaders(headers: HeaderReader): Response | undefined {
-  const accept = headers.get("accept");
-  // Accept is a comma-separated list, so a substring check is what the SDK does too.
+  // Accept is a comma-separated list of media types, which are case-insensitive (RFC 9110).
+  const accept = headers.get("accept")?.toLowerCase();
   if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) {
     return jsonRpcErrorResponse(
       406,

@@ -161,3 +161,13 @@ describe("serving", () => {
     expect(noToken.status).toBe(401);
   });
 });
+
+describe("credentials in --database-url", () => {
+  it("the start-up error masks the password in the user part and in query parameters", async () => {
+    const url = "postgres://app:userpass@127.0.0.1:1/x?password=s3cret&sslpassword=k3y&sslmode=disable";
+    const { code, stderr } = await runCli(["--port", "0", "--database-url", url]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("postgres://app:***@127.0.0.1:1/x?password=***&sslpassword=***&sslmode=disable");
+    expect(stderr).not.toMatch(/userpass|s3cret|k3y/);
+  });
+});

@@ -135,6 +135,12 @@ describe("sessions mode on the wire", () => {
     });
   });
 
+  it("an upper-case Accept opens a session as a lower-case one does (media types are case-insensitive)", async () => {
+    const res = await post(server.url, init, { accept: "APPLICATION/JSON, TEXT/EVENT-STREAM" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("mcp-session-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it("PUT is 405 with Allow: GET, POST, DELETE", async () => {
     const res = await fetch(server.url, { method: "PUT" });
     expect(res.status).toBe(405);

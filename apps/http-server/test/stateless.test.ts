@@ -292,6 +292,9 @@ describe("stateless mode on the wire", () => {
   });
 
   it("406 without both media types in Accept, 415 without a JSON body, as the SDK transport answers", async () => {
+    // Media types are case-insensitive: an upper-case Accept is as good as any.
+    const upper = await post(server.url, init(9), { accept: "APPLICATION/JSON, Text/Event-Stream" });
+    expect(upper.status).toBe(200);
     const a = await post(server.url, init(1), { accept: "application/json" });
     expect(a.status).toBe(406);
     expect(a.json).toEqual({

@@ -117,6 +117,8 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
 
   const finish = async (reason: string): Promise<string> => {
     stdin.unpipe(input);
+    // A last line sent without its newline is still a request: end it, so it is read and answered.
+    input.write("\n");
     // Lets lines already read reach the transport, so their requests count as pending.
     await new Promise((resolve) => setImmediate(resolve));
     const waiting = transport.pending;

@@ -129,6 +129,17 @@ describe("raw stdio", () => {
     expectDbClosedAndIntact(db);
   });
 
+  it("a last request sent without its newline before stdin closes is answered too", async () => {
+    const cli = spawnCli(["--db", join(tempDir(), "t.db"), "--demo"]);
+    await cli.waitForLog("ready on stdio");
+    cli.child.stdin.end(
+      `${JSON.stringify(INITIALIZE)}\n${JSON.stringify(call(2, "get_note", { title: "groceries" }))}`,
+    );
+    expect(await cli.exited).toEqual({ code: 0, signal: null });
+    expect(cli.messages().map((m) => m.id)).toEqual([1, 2]);
+    expect(cli.messages()[1]).toMatchObject({ result: { structuredContent: { title: "groceries" } } });
+  });
+
   it("answers every request sent just before stdin closes, then exits 0", async () => {
     const db = join(tempDir(), "t.db");
     const cli = spawnCli(["--db", db, "--demo"]);

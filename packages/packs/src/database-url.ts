@@ -3,11 +3,17 @@ import { PackConfigError } from "./pack-names.js";
 /** The database did not answer at start-up; the message says where it looked and what to check. */
 export class DatabaseConnectError extends Error {}
 
-/** The URL without its password, for messages and logs. */
+// Query parameters that carry a credential (libpq and node-postgres: password, sslpassword, …).
+const SECRET_PARAM = /pass|secret|token|key/i;
+
+/** The URL without its credentials (the password, and secret query parameters), for messages and logs. */
 export function redactDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== "") parsed.password = "***";
+    for (const name of [...parsed.searchParams.keys()]) {
+      if (SECRET_PARAM.test(name)) parsed.searchParams.set(name, "***");
+    }
     return parsed.toString();
   } catch {
     return "(unparseable URL)";
