@@ -82,6 +82,20 @@ function originMatches(origin: string, allowed: readonly string[]): boolean {
 
 /** 403 with a JSON-RPC error body for a foreign Host or Origin, as the SDK's transport answers. */
 export function checkHostAndOrigin(headers: HeaderReader, policy: OriginPolicy, url?: string): Response | undefined {
+  // An absolute-form request target (`POST http://other.example/mcp`) names its own authority; it
+  // must be the Host that was checked, or URLs built from the request would name the other one.
+  const hostHeader = headers.get("host");
+  const target = url === undefined ? null : hostOf(url);
+  // Both as a URL has them, so an explicit default port (Host: name:80) still matches.
+  const expected =
+    target === null || hostHeader === null ? null : hostOf(`${new URL(url as string).protocol}//${hostHeader}`);
+  if (target !== null && hostHeader !== null && target !== expected) {
+    return jsonRpcErrorResponse(
+      400,
+      HttpErrorCode.Transport,
+      "Bad Request: the request target names another host than the Host header; send the path only (POST /mcp)",
+    );
+  }
   if (policy.allowedHosts) {
     // A Request built in code (app.fetch without a server) has its host only in the URL.
     const host = headers.get("host") ?? (url === undefined ? null : hostOf(url));

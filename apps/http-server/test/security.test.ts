@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { connect as connectSocket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -222,6 +223,46 @@ describe("Host and Origin (DNS rebinding protection)", () => {
       body: JSON.stringify(ping),
     });
     expect(fine.status).toBe(401);
+  });
+
+  it("an absolute-form target naming another host is 400 and never echoed; one naming the Host is served", async () => {
+    const open = await startServer(["--demo", "--allowed-hosts", "*"], {
+      env: { TOOLSHED_TOKENS: `${READ}:tools:read` },
+    });
+    const raw = (target: string, host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connectSocket(open.port, "127.0.0.1", () => {
+          const body = JSON.stringify(ping);
+          socket.end(
+            `POST ${target} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+              `Accept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+          );
+        });
+        let text = "";
+        socket.on("data", (chunk) => {
+          text += chunk.toString();
+        });
+        socket.on("end", () => resolve(text));
+        socket.on("error", reject);
+      });
+    const host = `127.0.0.1:${open.port}`;
+    expect(await raw("http://evil.example/mcp", host)).toContain(
+      "the request target names another host than the Host header",
+    );
+    for (const target of ["http://evil.example/mcp", "http://evil.example/.well-known/oauth-protected-resource"]) {
+      const answer = await raw(target, host);
+      // Refused (400), or not found as a path at all (404): never served, never named in an answer.
+      expect(answer, target).toMatch(/^HTTP\/1\.1 40[04] /);
+      expect(answer.toLowerCase(), target).not.toContain("evil.example");
+    }
+    // The same host in the target, or the path only: served (401, as no token was sent), naming the Host.
+    for (const target of [`http://${host}/mcp`, "/mcp"]) {
+      const answer = await raw(target, host);
+      expect(answer, target).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer, target).toContain(`resource_metadata="http://${host}/.well-known/oauth-protected-resource"`);
+    }
+    // An explicit default port in Host matches a target without it.
+    expect(await raw("http://mcp.example/mcp", "mcp.example:80")).toMatch(/^HTTP\/1\.1 401 /);
   });
 
   it("a foreign Origin is 403; the server's own origin is fine", async () => {
