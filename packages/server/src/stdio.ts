@@ -27,6 +27,7 @@ export class StdioTransport implements Transport {
   #size = 0;
   #skipping = false;
   #closed = false;
+  #drained: Promise<void> | undefined;
 
   constructor(options: StdioTransportOptions = {}) {
     this.#stdin = options.stdin ?? process.stdin;
@@ -98,12 +99,23 @@ export class StdioTransport implements Transport {
     for (const message of messages) this.onmessage?.(message);
   }
 
+  /**
+   * Writes one line. While stdout is full (a client that does not read its answers), reading
+   * stdin stops, so requests wait in the pipe instead of answers in this process's memory; one
+   * drain wait is shared by every write.
+   */
   #write(message: unknown): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      if (this.#stdout.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.#stdout.once("drain", () => resolve());
+    if (this.#stdout.write(`${JSON.stringify(message)}\n`)) return this.#drained ?? Promise.resolve();
+    this.#drained ??= new Promise((resolve) => {
+      this.#stdin.pause();
+      this.#stdout.once("drain", () => {
+        this.#drained = undefined;
+        if (!this.#closed) this.#stdin.resume();
+        resolve();
+      });
     });
+    return this.#drained;
   }
 
   send(message: JSONRPCMessage): Promise<void> {
