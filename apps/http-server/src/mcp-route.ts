@@ -43,7 +43,18 @@ export interface McpRequestHead {
   record?: RequestRecord;
 }
 
-export type Admission = { ok: true; authInfo?: AuthInfo; owner?: string } | { ok: false; response: Response };
+export type Admission =
+  | {
+      ok: true;
+      authInfo?: AuthInfo;
+      owner?: string;
+      /** Charges more calls to the same allowance (a batch counts every request); a 429 when refused. */
+      charge?: Charge;
+    }
+  | { ok: false; response: Response };
+
+/** Takes `calls` more from the caller's rate allowance; the 429 answer when there are not enough left. */
+export type Charge = (calls: number) => Promise<Response | undefined>;
 
 // Names a token could hide under in a URL; URLs end up in logs, proxies and browser history.
 const QUERY_TOKEN_NAMES = ["access_token", "token", "bearer", "api_key"];
@@ -106,8 +117,16 @@ export async function admit(head: McpRequestHead, o: McpRouteOptions): Promise<A
     ownLimit = outcome.rateLimit;
     if (head.record) head.record.tokenId = outcome.label;
   }
-  const limited = await o.limiter?.take(admitted.owner ? `token:${admitted.owner}` : `addr:${address}`, ownLimit);
+  const key = admitted.owner ? `token:${admitted.owner}` : `addr:${address}`;
+  const { limiter } = o;
+  const limited = await limiter?.take(key, ownLimit);
   if (limited && !limited.ok) return { ok: false, response: tooMany(limited.retryAfterSeconds) };
+  if (limiter) {
+    admitted.charge = async (calls) => {
+      const more = await limiter.take(key, ownLimit, calls);
+      return more.ok ? undefined : tooMany(more.retryAfterSeconds);
+    };
+  }
   return admitted;
 }
 
@@ -128,7 +147,7 @@ export function mcpRoute(o: McpRouteOptions) {
       o,
     );
     if (!admitted.ok) return admitted.response;
-    const { authInfo, owner } = admitted;
+    const { authInfo, owner, charge } = admitted;
 
     // 2026-07-28 requests never open or use a session, even when sessions are on.
     if (o.sessions && !(request.method === "POST" && answeredWithoutSession(request.headers))) {
@@ -137,7 +156,7 @@ export function mcpRoute(o: McpRouteOptions) {
       try {
         // The SDK transport sits between here and the calls: the record travels in the async context.
         const { sessions } = o;
-        const handle = () => sessions.handle(request, authInfo, owner);
+        const handle = () => sessions.handle(request, authInfo, owner, charge);
         return whenBodyDone(await (record ? runInRequest(record, handle) : handle()), end);
       } catch (error) {
         end();
@@ -148,7 +167,7 @@ export function mcpRoute(o: McpRouteOptions) {
     const cancel = new Cancellation();
     const end = o.inFlight.begin(cancel);
     try {
-      const response = await handleStatelessPost(request, authInfo, cancel, record, {
+      const response = await handleStatelessPost(request, authInfo, cancel, record, charge, {
         dispatch: o.dispatch,
         maxBodyBytes: o.maxBodyBytes,
       });

@@ -165,7 +165,13 @@ export function createNodeListener(o: NodeListenerOptions): (req: IncomingMessag
     res.once("close", onClose);
     try {
       const answer = await answerStatelessPost(
-        { headers, readBody: (max) => readNodeBody(req, max), cancel, record },
+        {
+          headers,
+          readBody: (max) => readNodeBody(req, max),
+          cancel,
+          record,
+          ...(admitted.charge ? { charge: admitted.charge } : {}),
+        },
         admitted.authInfo,
         { dispatch: route.dispatch, maxBodyBytes: route.maxBodyBytes },
       );

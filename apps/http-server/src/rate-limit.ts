@@ -4,10 +4,10 @@ export type RateLimitOutcome = { ok: true } | { ok: false; retryAfterSeconds: nu
 
 export interface RateLimiter {
   /**
-   * Takes one request from the key's allowance of `perMinute` (default: the limiter's own);
-   * when none is left, says how long to wait. A limit of 0 never refuses.
+   * Takes `points` calls (default 1) from the key's allowance of `perMinute` (default: the
+   * limiter's own); when not that many are left, says how long to wait. A limit of 0 never refuses.
    */
-  take(key: string, perMinute?: number): Promise<RateLimitOutcome>;
+  take(key: string, perMinute?: number, points?: number): Promise<RateLimitOutcome>;
   /** Releases connections (the Redis client); the memory limiter has none. */
   close(): Promise<void>;
 }
@@ -23,7 +23,7 @@ export function perLimitRateLimiter(
 ): RateLimiter {
   const limiters = new Map<number, RateLimiterAbstract>();
   return {
-    async take(key, perMinute = defaultPerMinute) {
+    async take(key, perMinute = defaultPerMinute, points = 1) {
       if (perMinute <= 0) return { ok: true };
       let limiter = limiters.get(perMinute);
       if (!limiter) {
@@ -31,10 +31,12 @@ export function perLimitRateLimiter(
         limiters.set(perMinute, limiter);
       }
       try {
-        await limiter.consume(key, 1);
+        await limiter.consume(key, points);
         return { ok: true };
       } catch (rejected) {
         if (!(rejected instanceof RateLimiterRes)) throw rejected;
+        // A refused batch runs nothing, so it takes nothing beyond the POST already counted.
+        if (points > 1) await limiter.reward(key, points).catch(() => {});
         return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)) };
       }
     },

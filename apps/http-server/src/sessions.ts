@@ -5,6 +5,7 @@ import type { AuthInfo, Logger } from "@toolshed/schema";
 import { JsonRpcCode, type ToolshedServer } from "@toolshed/server";
 import { whenBodyDone } from "./body-done.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
+import type { Charge } from "./mcp-route.js";
 import { currentRequest } from "./request-context.js";
 import { parseBody } from "./stateless.js";
 import { checkPostHeaders, methodNotAllowed, readBody } from "./wire.js";
@@ -54,18 +55,28 @@ export class Sessions {
     return this.#sessions.size;
   }
 
-  async handle(request: Request, authInfo: AuthInfo | undefined, owner: string | undefined): Promise<Response> {
+  async handle(
+    request: Request,
+    authInfo: AuthInfo | undefined,
+    owner: string | undefined,
+    charge?: Charge,
+  ): Promise<Response> {
     // Media types are case-insensitive (RFC 9110); the SDK transport compares them as written.
     const accept = request.headers.get("accept");
     if (accept !== null && accept !== accept.toLowerCase()) request.headers.set("accept", accept.toLowerCase());
-    if (request.method === "POST") return this.#post(request, authInfo, owner);
+    if (request.method === "POST") return this.#post(request, authInfo, owner, charge);
     if (request.method !== "GET" && request.method !== "DELETE") return methodNotAllowed("GET, POST, DELETE");
     const found = this.#lookup(request, owner);
     if (found instanceof Response) return found;
     return this.#forward(found, () => found.transport.handleRequest(request, authInfo ? { authInfo } : undefined));
   }
 
-  async #post(request: Request, authInfo: AuthInfo | undefined, owner: string | undefined): Promise<Response> {
+  async #post(
+    request: Request,
+    authInfo: AuthInfo | undefined,
+    owner: string | undefined,
+    charge: Charge | undefined,
+  ): Promise<Response> {
     const rejected = checkPostHeaders(request.headers);
     if (rejected) return rejected;
     const body = await readBody(request, this.#options.maxBodyBytes);
@@ -86,6 +97,12 @@ export class Sessions {
       }));
       const all = [...errors, ...refused];
       return jsonResponse(400, batch ? all : all[0]);
+    }
+    // The POST paid for one call; a batch pays for each of its requests before any runs.
+    const calls = messages.filter(isJSONRPCRequest).length;
+    if (calls > 1 && charge) {
+      const refused = await charge(calls - 1);
+      if (refused) return refused;
     }
     const options = { parsedBody: batch ? messages : messages[0], ...(authInfo ? { authInfo } : {}) };
     if (request.headers.get("mcp-session-id") === null && messages.some(isInitializeRequest)) {

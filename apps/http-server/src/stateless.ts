@@ -12,6 +12,7 @@ import {
 import type { Cancellation } from "./cancellation.js";
 import type { Answer, CallContext, Dispatch } from "./dispatcher.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
+import type { Charge } from "./mcp-route.js";
 import type { RequestRecord } from "./request-context.js";
 import {
   checkModernHeaders,
@@ -117,6 +118,8 @@ export interface StatelessPost {
   cancel: Cancellation;
   /** The request's log record. */
   record?: RequestRecord;
+  /** Charges the calls of a batch beyond the first to the caller's rate allowance (a 429 when refused). */
+  charge?: Charge;
 }
 
 const json = (status: number, body: unknown): JsonAnswer => ({ status, json: JSON.stringify(body) });
@@ -143,6 +146,11 @@ export async function answerStatelessPost(
     if (badVersion) return badVersion;
   }
   const requests = messages.filter(isRequest);
+  // The POST paid for one call; a batch pays for each of its requests before any runs.
+  if (requests.length > 1 && post.charge) {
+    const refused = await post.charge(requests.length - 1);
+    if (refused) return refused;
+  }
   if (requests.length === 0) {
     // Notifications and responses only: nothing to answer, except messages that were invalid.
     if (errors.length === 0) return { status: 202 };
@@ -225,6 +233,7 @@ export async function handleStatelessPost(
   authInfo: AuthInfo | undefined,
   cancel: Cancellation,
   record: RequestRecord | undefined,
+  charge: Charge | undefined,
   options: StatelessOptions,
 ): Promise<Response> {
   // The request's signal lives as long as the request does, so nothing needs detaching.
@@ -232,6 +241,7 @@ export async function handleStatelessPost(
   else request.signal.addEventListener("abort", () => cancel.abort(request.signal.reason), { once: true });
   const post: StatelessPost = { headers: request.headers, readBody: (max) => readBody(request, max), cancel };
   if (record) post.record = record;
+  if (charge) post.charge = charge;
   const answer = await answerStatelessPost(post, authInfo, options);
   if (answer instanceof Response) return answer;
   if (answer.json === undefined) return new Response(null, { status: answer.status });
