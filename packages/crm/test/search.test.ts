@@ -97,6 +97,21 @@ describe("crm_search_accounts", () => {
     expect(paged).toEqual(allIds);
   });
 
+  it("a forged cursor (negative or fractional positions, a NUL) is a validation error, never an internal one", async () => {
+    const first = await crm.call("crm_search_accounts", { query: "com", limit: 2 });
+    const cursor = (first.structuredContent as { next_cursor: string }).next_cursor;
+    const real = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Record<string, unknown>;
+    const forge = (changes: Record<string, unknown>) =>
+      Buffer.from(JSON.stringify({ ...real, ...changes }), "utf8").toString("base64url");
+    for (const changes of [{ p: -1 }, { p: 0.5 }, { p: 1.5 }, { p: 1e300 }, { q: -3 }, { q: 2.5 }, { f: "a\u0000b" }]) {
+      const forged = await crm.call("crm_search_accounts", { query: "com", limit: 2, cursor: forge(changes) });
+      expect(errorMeta(forged), JSON.stringify(changes)).toMatchObject({
+        kind: "validation",
+        code: "invalid_arguments",
+      });
+    }
+  });
+
   it("a cursor that was edited or belongs to another search is a validation error that says what works", async () => {
     const first = await crm.call("crm_search_accounts", { query: "com", limit: 2 });
     const cursor = (first.structuredContent as { next_cursor: string }).next_cursor;

@@ -5,14 +5,18 @@ export function encodeCursor(position: Record<string, string | number>): string 
   return Buffer.from(JSON.stringify(position), "utf8").toString("base64url");
 }
 
+/** What a cursor field holds: text, any finite number, or a position (a whole number, 0 or more). */
+export type CursorField = "string" | "number" | "position";
+
 /**
  * Reads a cursor made by {@link encodeCursor}, checking that it has the given keys and types.
  * A cursor that is not one (edited, truncated, from another list) is an invalid-arguments
- * error that says what works.
+ * error that says what works. Text with a NUL (which PostgreSQL refuses) or positions that are
+ * negative or fractional never come from a real cursor, so they are refused here too.
  */
 export function decodeCursor<K extends string>(
   cursor: string,
-  shape: Record<K, "string" | "number">,
+  shape: Record<K, CursorField>,
   names: { field?: string; next?: string } = {},
 ): Record<K, string | number> {
   const field = names.field ?? "cursor";
@@ -32,9 +36,15 @@ export function decodeCursor<K extends string>(
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid();
   const out = {} as Record<K, string | number>;
-  for (const [key, type] of Object.entries(shape) as Array<[K, "string" | "number"]>) {
+  for (const [key, type] of Object.entries(shape) as Array<[K, CursorField]>) {
     const v = (value as Record<string, unknown>)[key];
-    if (typeof v !== type || (type === "number" && !Number.isFinite(v))) throw invalid();
+    const ok =
+      type === "string"
+        ? typeof v === "string" && !v.includes("\u0000")
+        : type === "position"
+          ? Number.isSafeInteger(v) && (v as number) >= 0
+          : typeof v === "number" && Number.isFinite(v);
+    if (!ok) throw invalid();
     out[key] = v as string | number;
   }
   return out;

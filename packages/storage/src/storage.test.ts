@@ -115,6 +115,18 @@ describe("toFtsQuery", () => {
 });
 
 describe("cursors", () => {
+  it("positions are whole numbers of 0 or more, and text has no NUL", () => {
+    expect(decodeCursor(encodeCursor({ p: 3, t: "x" }), { p: "position", t: "string" })).toEqual({ p: 3, t: "x" });
+    for (const bad of [
+      encodeCursor({ p: -1, t: "x" }),
+      encodeCursor({ p: 0.5, t: "x" }),
+      encodeCursor({ p: 1e300, t: "x" }),
+      encodeCursor({ p: 1, t: "a\u0000" }),
+    ]) {
+      expect(() => decodeCursor(bad, { p: "position", t: "string" })).toThrowError(/^cursor is not valid/);
+    }
+  });
+
   it("round-trips and rejects anything else with a hint", () => {
     const cursor = encodeCursor({ title: "groceries", id: 7 });
     expect(decodeCursor(cursor, { title: "string", id: "number" })).toEqual({ title: "groceries", id: 7 });

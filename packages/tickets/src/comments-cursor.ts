@@ -15,7 +15,7 @@ export function commentsCursorPosition(cursor: string, id: string, num: number):
     );
   let position: Record<"t" | "c", string | number>;
   try {
-    position = decodeCursor(cursor, { t: "number", c: "number" });
+    position = decodeCursor(cursor, { t: "number", c: "position" });
   } catch {
     throw invalid("is not valid");
   }

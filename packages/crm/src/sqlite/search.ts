@@ -67,7 +67,13 @@ export function searchAccounts(db: SqliteDatabase, search: AccountSearch): Accou
   }).slice(0, 16);
   let after: Position | undefined;
   if (search.cursor !== undefined) {
-    const position = decodeCursor(search.cursor, { p: "number", r: "number", s: "number", q: "number", f: "string" });
+    const position = decodeCursor(search.cursor, {
+      p: "position",
+      r: "position",
+      s: "number",
+      q: "position",
+      f: "string",
+    });
     if (position.f !== filter) {
       throw new InvalidArgumentsError(
         "cursor belongs to another search; pass next_cursor only with the same query and filters, or omit it",
