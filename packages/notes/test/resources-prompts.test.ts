@@ -84,6 +84,19 @@ describe("note://{title} resource", () => {
     );
   });
 
+  it("a NUL in the URI (%00) is an invalid-params error on every store, not an internal one", async () => {
+    const error = await failure(h.client.readResource({ uri: "note://a%00b" }));
+    expect(error.code).toBe(-32602);
+    expect(error.message).toBe(
+      "MCP error -32602: title in the URI holds a NUL character (%00), which no note title has",
+    );
+    const created = await h.client.callTool({ name: "create_note", arguments: { title: "a\u0000b", body: "x" } });
+    expect(created.isError).toBe(true);
+    expect((created.content as Array<{ text: string }>)[0]?.text).toBe(
+      "Invalid arguments for tool create_note:\ntitle: must not contain the NUL character (\\u0000, character 2); leave it out",
+    );
+  });
+
   it("completes titles by prefix, case-insensitively, at most 20", async () => {
     expect(await h.client.complete({ ref: template, argument: { name: "title", value: "T" } })).toEqual({
       completion: { values: ["todo", "trip: Lisbon / Porto, May"], total: 2, hasMore: false },

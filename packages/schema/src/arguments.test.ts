@@ -357,6 +357,13 @@ describe("parseArguments: text that is not valid Unicode", () => {
     });
   });
 
+  it("the NUL character is refused with a hint too (PostgreSQL cannot store it; one rule for every store)", () => {
+    expect(parseArguments(schema, { title: "a\u0000b" })).toEqual({
+      success: false,
+      issues: [{ path: "title", message: "must not contain the NUL character (\\u0000, character 2); leave it out" }],
+    });
+  });
+
   it("is one C6 result like every other invalid argument", () => {
     const parsed = parseArguments(schema, { title: "\udc00" });
     expect(parsed.success).toBe(false);

@@ -174,21 +174,24 @@ function isMalformed(text: string): boolean {
 }
 
 /**
- * Hints for strings that are not valid Unicode, anywhere in the arguments: no store keeps them
- * intact (SQLite writes invalid UTF-8, URIs cannot encode them), so they are refused up front.
+ * Hints for strings no store keeps intact, anywhere in the arguments: text that is not valid
+ * Unicode (SQLite writes invalid UTF-8, URIs cannot encode it) and the NUL character (PostgreSQL
+ * refuses it). One rule for every backend, so they are refused up front.
  */
 function malformedText(value: unknown, path: PropertyKey[], scan: KeyScan, limit: number, depth = 0): void {
   if (typeof value === "string") {
-    if (!isMalformed(value)) return;
+    const nul = value.indexOf("\u0000");
+    if (nul < 0 && !isMalformed(value)) return;
     if (scan.issues.length >= limit) {
       scan.more++;
       return;
     }
-    const at = [...value].findIndex((c) => isMalformed(c));
-    scan.issues.push({
-      path: formatPath(path),
-      message: `must be valid Unicode text: character ${at + 1} is a lone surrogate (half of an emoji or other pair); send the whole character or leave it out`,
-    });
+    const chars = [...value];
+    const message =
+      nul >= 0
+        ? `must not contain the NUL character (\\u0000, character ${chars.indexOf("\u0000") + 1}); leave it out`
+        : `must be valid Unicode text: character ${chars.findIndex((c) => isMalformed(c)) + 1} is a lone surrogate (half of an emoji or other pair); send the whole character or leave it out`;
+    scan.issues.push({ path: formatPath(path), message });
     return;
   }
   // Nesting is bounded by the body limit; the depth guard keeps a hostile nesting from the stack.

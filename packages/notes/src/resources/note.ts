@@ -13,14 +13,22 @@ export function noteUri(title: string): string {
 }
 
 function decodeTitle(raw: string): string {
+  let title: string;
   try {
-    return decodeURIComponent(raw);
+    title = decodeURIComponent(raw);
   } catch {
     throw new InvalidArgumentsError(
       `title in the URI is not valid percent-encoding (got ${JSON.stringify(raw)}); encode it with encodeURIComponent`,
       [{ path: "title", message: "must be percent-encoded UTF-8" }],
     );
   }
+  // Titles never hold a NUL (arguments refuse it); PostgreSQL could not even look one up.
+  if (title.includes("\u0000")) {
+    throw new InvalidArgumentsError(`title in the URI holds a NUL character (%00), which no note title has`, [
+      { path: "title", message: "must not contain the NUL character" },
+    ]);
+  }
+  return title;
 }
 
 export function noteResource(store: NotesStore) {
