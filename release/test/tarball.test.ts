@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,9 +37,12 @@ beforeAll(() => {
   const dest = mkdtempSync(join(tmpdir(), "toolshed-tarballs-"));
   cleanup.push(dest);
   tarballs = packAll(dest);
-  ticketsProject = installed("toolshed-tickets-user-", [
-    ...new Set([...internalClosure("@toolshed/tickets"), ...internalClosure("@toolshed/server")]),
-  ]);
+  ticketsProject = installed(
+    "toolshed-tickets-user-",
+    [...new Set([...internalClosure("@toolshed/tickets"), ...internalClosure("@toolshed/server")])],
+    // For the strict type-check of a consumer, as a TypeScript user would have.
+    [`@types/node@${CATALOG["@types/node"]}`],
+  );
   // The SDK is the test's own client here; the server brings its own copy as a dependency.
   stdioProject = installed("toolshed-stdio-user-", internalClosure("@toolshed/stdio-server"), [
     `@modelcontextprotocol/sdk@${CATALOG["@modelcontextprotocol/sdk"]}`,
@@ -97,6 +100,44 @@ describe("installed from tarballs, outside the workspace", () => {
       // The README's promise: two open tickets match, T-1009 ranked above T-1001.
       expect(seen[side].structuredContent.result.map((t) => t.id)).toEqual(["T-1009", "T-1001"]);
     }
+  });
+
+  it("a strict TypeScript consumer (skipLibCheck: false) type-checks against the installed packages", async () => {
+    const project = await ticketsProject;
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          types: ["node"],
+        },
+        files: ["consumer.ts"],
+      }),
+    );
+    writeFileSync(
+      join(project, "consumer.ts"),
+      [
+        'import { ToolError } from "@toolshed/errors";',
+        'import { defineTool } from "@toolshed/schema";',
+        'import { attachPack, createServer } from "@toolshed/server";',
+        'import { openSqlite } from "@toolshed/storage";',
+        'import { ticketsPack } from "@toolshed/tickets";',
+        "export const used = [ToolError, defineTool, attachPack, createServer, openSqlite, ticketsPack];",
+        "",
+      ].join("\n"),
+    );
+    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], {
+      cwd: project,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(`${tsc.stdout}${tsc.stderr}`).toBe("");
+    expect(tsc.status).toBe(0);
   });
 
   it("@toolshed/server mounts a pack on an SDK v2 McpServer that a v2 client calls in both eras", async () => {
