@@ -15,10 +15,10 @@ import type {
 } from "@toolshed/schema";
 import type { AttachPackOptions } from "./attach.js";
 import { MetaKey } from "./era.js";
-import { type InputMethod, InputRound } from "./input-round.js";
+import { type InputMethod, type InputRequiredResult, type InputRound, runInRounds } from "./input-round.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 import { createLogger } from "./logger.js";
-import { RequestStateCodec, type StateBinding } from "./request-state.js";
+import { principalOf, RequestStateCodec } from "./request-state.js";
 import { runTool } from "./run-tool.js";
 import { Runtime } from "./runtime.js";
 
@@ -54,12 +54,6 @@ interface V2Context {
     log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   };
   http?: { authInfo?: AuthInfo };
-}
-
-interface InputRequired {
-  resultType: "input_required";
-  inputRequests: Record<string, unknown>;
-  requestState: string;
 }
 
 /** What every handler of one attached pack shares. */
@@ -209,24 +203,19 @@ async function inRounds<T>(
   target: string,
   args: unknown,
   run: (round: InputRound, capabilities: ClientCapabilities | undefined) => Promise<T>,
-): Promise<T | InputRequired> {
-  const authInfo = ctx.http?.authInfo;
-  const stateBinding: StateBinding = { method, target, args, principal: authInfo ? `${authInfo.clientId}` : "" };
-  const state = ctx.mcpReq.requestState();
-  const earlier = state === undefined ? {} : binding.state.open(state, stateBinding);
+): Promise<T | InputRequiredResult> {
   const capabilities = capabilitiesOf(binding, ctx);
-  const round = new InputRound({ ...earlier, ...ctx.mcpReq.inputResponses }, capabilities ?? {}, ctx.mcpReq.signal);
-  const result = await run(round, capabilities);
-  if (round.failure) throw round.failure;
-  if (!round.needsInput) return result as T;
-  const requestState = binding.state.seal(stateBinding, round.answers as Record<string, unknown>);
-  if (requestState === undefined) {
-    throw new JsonRpcError(
-      JsonRpcCode.InvalidParams,
-      `Invalid params: the answers to ${target}'s questions are larger than ${binding.state.maxBytes} bytes; answer with less`,
-    );
-  }
-  return { resultType: "input_required", inputRequests: Object.fromEntries(round.asked), requestState };
+  return runInRounds(
+    {
+      codec: binding.state,
+      binding: () => ({ method, target, args, principal: principalOf(ctx.http?.authInfo) }),
+      requestState: ctx.mcpReq.requestState(),
+      inputResponses: ctx.mcpReq.inputResponses,
+      capabilities: capabilities ?? {},
+      signal: ctx.mcpReq.signal,
+    },
+    (round) => run(round, capabilities),
+  );
 }
 
 const ASKS: Record<

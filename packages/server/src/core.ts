@@ -18,10 +18,10 @@ import type { ChangeBus, ChangeEvent } from "./changes.js";
 import { LocalChangeBus } from "./changes.js";
 import { type Envelope, readEnvelope } from "./envelope.js";
 import { type Era, isModernRequest, LEGACY_PROTOCOL_VERSIONS, MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
-import { InputRound } from "./input-round.js";
+import { type InputRound, runInRounds } from "./input-round.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 import { checkLogLevel, completionParams, optionalObject, type Params, paramsOf, requireString } from "./params.js";
-import { RequestStateCodec, type RequestStateOptions, type StateBinding } from "./request-state.js";
+import { principalOf, RequestStateCodec, type RequestStateOptions } from "./request-state.js";
 import type { CancelSignal } from "./run-tool.js";
 import type { CacheFields, Runtime } from "./runtime.js";
 
@@ -370,35 +370,20 @@ export class ProtocolCore {
     );
   }
 
-  /**
-   * One round of a 2026-07-28 multi round-trip request: the answers from the signed state and
-   * `inputResponses`, a run of the handler, then its result, or `input_required` with the
-   * questions it asked and a new state that carries every answer so far.
-   */
-  async #inRounds<T>(call: Call, target: string, args: unknown, run: (round: InputRound) => Promise<T>) {
+  /** A round of a multi round-trip request for this call (see runInRounds). */
+  #inRounds<T>(call: Call, target: string, args: unknown, run: (round: InputRound) => Promise<T>) {
     const { params, scope, method, envelope } = call;
-    // Made only when a state is read or sealed: most calls never ask anything.
-    const binding = (): StateBinding => ({
-      method,
-      target,
-      args,
-      principal: scope.authInfo ? `${scope.authInfo.clientId}` : "",
-    });
-    const earlier = params.requestState === undefined ? undefined : this.#state.open(params.requestState, binding());
-    const given = optionalObject(method, params, "inputResponses");
-    const answers = earlier === undefined ? (given ?? {}) : { ...earlier, ...given };
-    const round = new InputRound(answers, envelope?.clientCapabilities ?? {}, scope.cancel ?? lazySignal(scope));
-    const result = await run(round);
-    if (round.failure) throw round.failure;
-    if (!round.needsInput) return result;
-    const requestState = this.#state.seal(binding(), round.answers as Record<string, unknown>);
-    if (requestState === undefined) {
-      throw new JsonRpcError(
-        JsonRpcCode.InvalidParams,
-        `Invalid params: the answers to ${target}'s questions are larger than ${this.#state.maxBytes} bytes; answer with less`,
-      );
-    }
-    return { resultType: "input_required", inputRequests: Object.fromEntries(round.asked), requestState };
+    return runInRounds(
+      {
+        codec: this.#state,
+        binding: () => ({ method, target, args, principal: principalOf(scope.authInfo) }),
+        requestState: params.requestState,
+        inputResponses: optionalObject(method, params, "inputResponses"),
+        capabilities: envelope?.clientCapabilities ?? {},
+        signal: scope.cancel ?? lazySignal(scope),
+      },
+      run,
+    );
   }
 
   async #listen(call: Call): Promise<unknown> {

@@ -7,6 +7,7 @@ import {
 import type { z } from "zod";
 import { missingCapability } from "./envelope.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
+import type { RequestStateCodec, StateBinding } from "./request-state.js";
 import type { CancelSignal } from "./run-tool.js";
 
 /** The requests a server may put in an `input_required` result (2026-07-28 MRTR). */
@@ -138,4 +139,51 @@ export class InputRound implements CancelSignal {
     this.#listeners?.delete(listener);
     this.#outer?.removeEventListener("abort", listener);
   }
+}
+
+/** What one round of a multi round-trip request starts from. */
+export interface RoundRequest {
+  codec: RequestStateCodec;
+  /** What the state is bound to; made only when a state is read or sealed (most calls ask nothing). */
+  binding: () => StateBinding;
+  /** The request's `requestState`, if any. */
+  requestState: unknown;
+  /** The request's `inputResponses`, if any. */
+  inputResponses: Record<string, unknown> | undefined;
+  capabilities: ClientCapabilities;
+  signal?: CancelSignal;
+}
+
+/** The answer of a round that ended on questions. */
+export interface InputRequiredResult {
+  resultType: "input_required";
+  inputRequests: Record<string, { method: InputMethod; params?: unknown }>;
+  requestState: string;
+}
+
+/**
+ * One round of a 2026-07-28 multi round-trip request: the answers from the signed state and
+ * `inputResponses`, a run of the handler, then its result, or `input_required` with the
+ * questions it asked and a new state that carries every answer so far.
+ */
+export async function runInRounds<T>(
+  request: RoundRequest,
+  run: (round: InputRound) => Promise<T>,
+): Promise<T | InputRequiredResult> {
+  const { codec, binding, requestState, inputResponses } = request;
+  const earlier = requestState === undefined ? undefined : codec.open(requestState, binding());
+  const answers = earlier === undefined ? (inputResponses ?? {}) : { ...earlier, ...inputResponses };
+  const round = new InputRound(answers, request.capabilities, request.signal);
+  const result = await run(round);
+  if (round.failure) throw round.failure;
+  if (!round.needsInput) return result;
+  const bound = binding();
+  const sealed = codec.seal(bound, round.answers as Record<string, unknown>);
+  if (sealed === undefined) {
+    throw new JsonRpcError(
+      JsonRpcCode.InvalidParams,
+      `Invalid params: the answers to ${bound.target}'s questions are larger than ${codec.maxBytes} bytes; answer with less`,
+    );
+  }
+  return { resultType: "input_required", inputRequests: Object.fromEntries(round.asked), requestState: sealed };
 }

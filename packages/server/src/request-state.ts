@@ -37,6 +37,11 @@ interface Payload {
   r: Record<string, unknown>;
 }
 
+/** Who a state is bound to: the caller's client id, or nobody for an unauthenticated request. */
+export function principalOf(authInfo: { clientId: string } | undefined): string {
+  return authInfo ? `${authInfo.clientId}` : "";
+}
+
 /** A stable digest of JSON-like data: keys in sorted order, so a re-serialized echo matches. */
 export function digestOf(value: unknown): string {
   return createHash("sha256").update(stableJson(value)).digest("base64url");
