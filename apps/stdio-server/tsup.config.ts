@@ -1,11 +1,27 @@
 import { defineConfig } from "tsup";
 
-export default defineConfig({
-  // src/cli.ts is the bin; its `#!/usr/bin/env node` line is kept by esbuild.
-  entry: ["src/index.ts", "src/cli.ts"],
-  format: ["esm"],
-  dts: { entry: "src/index.ts" },
-  clean: true,
-  sourcemap: true,
-  target: "node20",
-});
+export default defineConfig([
+  {
+    // The library entry: its dependencies stay external, as for any package.
+    entry: ["src/index.ts"],
+    format: ["esm"],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: "node20",
+  },
+  {
+    // The bin is one bundle: a desktop client spawns it for every session, and resolving and
+    // compiling some 300 separate modules was most of its start-up time. Native and optional
+    // drivers stay external; PostgreSQL code sits in lazy chunks loaded only with --database-url.
+    // The shebang line of src/cli.ts is kept by esbuild.
+    entry: ["src/cli.ts"],
+    format: ["esm"],
+    target: "node20",
+    platform: "node",
+    noExternal: [/^(?!(better-sqlite3|pg|pg-native)(\/|$))/],
+    splitting: true,
+    // Bundled CommonJS modules (ajv, pino) call require() for Node built-ins.
+    banner: { js: 'import { createRequire as __toolshedRequire } from "node:module";\nconst require = __toolshedRequire(import.meta.url);' },
+  },
+]);
