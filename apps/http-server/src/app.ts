@@ -39,6 +39,8 @@ export interface HttpAppOptions {
   /** Close sessions idle this long (ms, default 30 min). */
   sessionIdleTimeoutMs?: number;
   maxSessions?: number;
+  /** Sessions one token (or, without auth, one address) may hold (default 100); see Sessions. */
+  sessionsPerClient?: number;
   /** Static bearer tokens. */
   tokens?: readonly StaticToken[];
   /** JWTs checked against a JWKS. */
@@ -129,6 +131,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         maxBodyBytes,
         idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_MS,
         ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
+        ...(options.sessionsPerClient === undefined ? {} : { sessionsPerClient: options.sessionsPerClient }),
       })
     : undefined;
   const dispatch = createDispatcher(server.core);

@@ -18,7 +18,20 @@ export interface AuthOptions {
 }
 
 export type AuthOutcome =
-  | { ok: true; authInfo: AuthInfo; label: string /** This token's own per-minute limit. */; rateLimit?: number }
+  | {
+      ok: true;
+      authInfo: AuthInfo;
+      /** What logs name the credential by (a token's id, `jwt:<sub>`); not unique. */
+      label: string;
+      /**
+       * Who the caller is, as a key no other credential can have: `static:<id>` (`:<n>` for the
+       * n-th token sharing an id) or `jwt:<iss>:<sub>`, parts URI-encoded. It owns sessions,
+       * rate-limit buckets, and binds 2026 requestState (as `authInfo.extra.principal`).
+       */
+      owner: string;
+      /** This token's own per-minute limit. */
+      rateLimit?: number;
+    }
   | {
       ok: false;
       status: 401 | 403 | 503;
@@ -35,7 +48,14 @@ const sha256 = (value: string) => createHash("sha256").update(value).digest();
 
 /** Bearer tokens from a static list (compared in constant time) and/or JWTs checked against a JWKS. */
 export function createAuthenticator(options: AuthOptions): Authenticator | undefined {
-  const tokens = (options.tokens ?? []).map((t) => ({ ...t, digest: sha256(t.token) }));
+  // An id is a label an operator chose: a read and a write token may share one, and each is still its own caller.
+  const sharing = new Map<string, number>();
+  const tokens = (options.tokens ?? []).map((t) => {
+    const n = (sharing.get(t.id) ?? 0) + 1;
+    sharing.set(t.id, n);
+    const owner = `static:${encodeURIComponent(t.id)}${n > 1 ? `:${n}` : ""}`;
+    return { ...t, digest: sha256(t.token), owner };
+  });
   const jwt = options.jwt;
   if (tokens.length === 0 && !jwt) return undefined;
   const keys = jwt
@@ -67,7 +87,7 @@ export function createAuthenticator(options: AuthOptions): Authenticator | undef
       const token = match[1];
       const known = matchStatic(token);
       if (known) {
-        const outcome = granted(token, known.id, known.scopes, known.id);
+        const outcome = granted(token, known.id, known.scopes, known.id, known.owner);
         if (outcome.ok && known.rateLimit !== undefined) outcome.rateLimit = known.rateLimit;
         return outcome;
       }
@@ -76,8 +96,21 @@ export function createAuthenticator(options: AuthOptions): Authenticator | undef
       }
       try {
         const { payload } = await jwtVerify(token, keys, { issuer: jwt.issuer, audience: jwt.audience });
-        const clientId = stringClaim(payload, "client_id") ?? stringClaim(payload, "azp") ?? payload.sub ?? "unknown";
-        return granted(token, clientId, scopesOf(payload), `jwt:${payload.sub ?? clientId}`, payload.exp);
+        // Users are told apart by issuer and subject; a client id is shared by all users of one app.
+        const subject = stringClaim(payload, "sub");
+        if (subject === undefined) {
+          return {
+            ok: false,
+            status: 401,
+            error: "invalid_token",
+            description:
+              "Unauthorized: the token names no user (no sub claim); this server needs one to keep users apart, ask the authorization server for a token with sub",
+          };
+        }
+        const clientId = stringClaim(payload, "client_id") ?? stringClaim(payload, "azp") ?? subject;
+        const issuer = stringClaim(payload, "iss") ?? jwt.issuer;
+        const owner = `jwt:${encodeURIComponent(issuer)}:${encodeURIComponent(subject)}`;
+        return granted(token, clientId, scopesOf(payload), `jwt:${subject}`, owner, payload.exp);
       } catch (error) {
         return jwtFailure(error, jwt);
       }
@@ -90,6 +123,7 @@ function granted(
   clientId: string,
   scopes: readonly string[],
   label: string,
+  owner: string,
   expiresAt?: number,
 ): AuthOutcome {
   const known = scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
@@ -101,9 +135,9 @@ function granted(
       description: `Forbidden: the token needs the scope ${SCOPES.join(" or ")}`,
     };
   }
-  const authInfo: AuthInfo = { token, clientId, scopes: known };
+  const authInfo: AuthInfo = { token, clientId, scopes: known, extra: { principal: owner } };
   if (expiresAt !== undefined) authInfo.expiresAt = expiresAt;
-  return { ok: true, authInfo, label };
+  return { ok: true, authInfo, label, owner };
 }
 
 function stringClaim(payload: JWTPayload, name: string): string | undefined {

@@ -47,7 +47,10 @@ export type Admission =
   | {
       ok: true;
       authInfo?: AuthInfo;
+      /** The credential's owner key: one per caller, whatever its label (see auth.ts). */
       owner?: string;
+      /** Whose rate allowance and session quota this request counts against: the owner, or the address without auth. */
+      client: string;
       /** Charges more calls to the same allowance (a batch counts every request); a 429 when refused. */
       charge?: Charge;
     }
@@ -97,7 +100,8 @@ export async function admit(head: McpRequestHead, o: McpRouteOptions): Promise<A
     }
   }
   const address = head.address ?? "unknown";
-  let admitted: Admission = { ok: true };
+  let authInfo: AuthInfo | undefined;
+  let owner: string | undefined;
   let ownLimit: number | undefined;
   if (o.auth) {
     const outcome = await o.auth.authenticate(head.headers.get("authorization"));
@@ -113,11 +117,14 @@ export async function admit(head: McpRequestHead, o: McpRouteOptions): Promise<A
       const response = jsonRpcErrorResponse(outcome.status, HttpErrorCode.Transport, outcome.description, headers);
       return { ok: false, response };
     }
-    admitted = { ok: true, authInfo: outcome.authInfo, owner: outcome.label };
+    ({ authInfo, owner } = outcome);
     ownLimit = outcome.rateLimit;
     if (head.record) head.record.tokenId = outcome.label;
   }
-  const key = admitted.owner ? `token:${admitted.owner}` : `addr:${address}`;
+  const key = owner ? `token:${owner}` : `addr:${address}`;
+  const admitted: Admission & { ok: true } = { ok: true, client: key };
+  if (authInfo) admitted.authInfo = authInfo;
+  if (owner) admitted.owner = owner;
   const { limiter } = o;
   const limited = await limiter?.take(key, ownLimit);
   if (limited && !limited.ok) return { ok: false, response: tooMany(limited.retryAfterSeconds) };
@@ -147,7 +154,7 @@ export function mcpRoute(o: McpRouteOptions) {
       o,
     );
     if (!admitted.ok) return admitted.response;
-    const { authInfo, owner, charge } = admitted;
+    const { authInfo, charge } = admitted;
 
     // 2026-07-28 requests never open or use a session, even when sessions are on.
     if (o.sessions && !(request.method === "POST" && answeredWithoutSession(request.headers))) {
@@ -156,7 +163,7 @@ export function mcpRoute(o: McpRouteOptions) {
       try {
         // The SDK transport sits between here and the calls: the record travels in the async context.
         const { sessions } = o;
-        const handle = () => sessions.handle(request, authInfo, owner, charge);
+        const handle = () => sessions.handle(request, admitted);
         return whenBodyDone(await (record ? runInRequest(record, handle) : handle()), end);
       } catch (error) {
         end();

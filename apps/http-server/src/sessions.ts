@@ -18,12 +18,33 @@ export interface SessionsOptions {
   idleTimeoutMs: number;
   /** Open sessions at most; more are refused with 503 until some close. */
   maxSessions?: number;
+  /**
+   * Sessions one client (a credential, or an address without auth) may hold. Opening one more
+   * closes its least recently used idle session; when all are busy, the initialize is 429.
+   */
+  sessionsPerClient?: number;
+}
+
+export const DEFAULT_MAX_SESSIONS = 10_000;
+export const DEFAULT_SESSIONS_PER_CLIENT = 100;
+
+/** Who sends a request, as the checks in front of /mcp established it. */
+export interface Caller {
+  authInfo?: AuthInfo;
+  /** The credential's owner key (see auth.ts); only the owner of a session may use it. */
+  owner?: string;
+  /** Whose quota a new session counts against: the owner key, or the address without auth. */
+  client: string;
+  /** Takes more calls from the caller's rate allowance (a batch). */
+  charge?: Charge;
 }
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
-  /** Who opened it (token label); only they may use it. */
+  /** Set once initialize succeeded. */
+  id?: string;
   owner: string | undefined;
+  client: string;
   lastSeen: number;
   /** Requests and SSE streams open on it right now. */
   active: number;
@@ -40,6 +61,9 @@ const unknownSession = () => jsonRpcErrorResponse(404, HttpErrorCode.SessionNotF
  */
 export class Sessions {
   readonly #sessions = new Map<string, Session>();
+  /** Each client's sessions, those still initializing included (so parallel opens count). */
+  readonly #byClient = new Map<string, Set<Session>>();
+  #opening = 0;
   readonly #options: SessionsOptions;
   readonly #sweeper: NodeJS.Timeout;
   #closed = false;
@@ -55,28 +79,20 @@ export class Sessions {
     return this.#sessions.size;
   }
 
-  async handle(
-    request: Request,
-    authInfo: AuthInfo | undefined,
-    owner: string | undefined,
-    charge?: Charge,
-  ): Promise<Response> {
+  async handle(request: Request, caller: Caller): Promise<Response> {
     // Media types are case-insensitive (RFC 9110); the SDK transport compares them as written.
     const accept = request.headers.get("accept");
     if (accept !== null && accept !== accept.toLowerCase()) request.headers.set("accept", accept.toLowerCase());
-    if (request.method === "POST") return this.#post(request, authInfo, owner, charge);
+    if (request.method === "POST") return this.#post(request, caller);
     if (request.method !== "GET" && request.method !== "DELETE") return methodNotAllowed("GET, POST, DELETE");
-    const found = this.#lookup(request, owner);
+    const found = this.#lookup(request, caller.owner);
     if (found instanceof Response) return found;
+    const { authInfo } = caller;
     return this.#forward(found, () => found.transport.handleRequest(request, authInfo ? { authInfo } : undefined));
   }
 
-  async #post(
-    request: Request,
-    authInfo: AuthInfo | undefined,
-    owner: string | undefined,
-    charge: Charge | undefined,
-  ): Promise<Response> {
+  async #post(request: Request, caller: Caller): Promise<Response> {
+    const { authInfo, owner, charge } = caller;
     const rejected = checkPostHeaders(request.headers);
     if (rejected) return rejected;
     const body = await readBody(request, this.#options.maxBodyBytes);
@@ -106,7 +122,7 @@ export class Sessions {
     }
     const options = { parsedBody: batch ? messages : messages[0], ...(authInfo ? { authInfo } : {}) };
     if (request.headers.get("mcp-session-id") === null && messages.some(isInitializeRequest)) {
-      return this.#open(request, options, owner);
+      return this.#open(request, options, caller);
     }
     const found = this.#lookup(request, owner);
     if (found instanceof Response) return found;
@@ -116,11 +132,22 @@ export class Sessions {
   async #open(
     request: Request,
     options: { parsedBody: unknown; authInfo?: AuthInfo },
-    owner: string | undefined,
+    caller: Caller,
   ): Promise<Response> {
     if (this.#closed) return jsonRpcErrorResponse(503, HttpErrorCode.Transport, "Service Unavailable: shutting down");
-    const max = this.#options.maxSessions ?? 10_000;
-    if (this.#sessions.size >= max) {
+    const { owner, client } = caller;
+    // The client's own quota first: making room there may also make room under the global cap.
+    const quota = this.#options.sessionsPerClient ?? DEFAULT_SESSIONS_PER_CLIENT;
+    const own = this.#byClient.get(client);
+    if (own && own.size >= quota && !this.#evictIdle(own, quota)) {
+      return jsonRpcErrorResponse(
+        429,
+        HttpErrorCode.Transport,
+        `Too Many Requests: this client has ${quota} sessions open and each is busy (a request or an SSE stream); end one with DELETE and its Mcp-Session-Id, or close its stream, then initialize again`,
+      );
+    }
+    const max = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    if (this.#sessions.size + this.#opening >= max) {
       return jsonRpcErrorResponse(
         503,
         HttpErrorCode.Transport,
@@ -128,28 +155,86 @@ export class Sessions {
         { "Retry-After": "60" },
       );
     }
-    const session: Session = { transport: undefined as never, owner, lastSeen: Date.now(), active: 0 };
+    const session: Session = { transport: undefined as never, owner, client, lastSeen: Date.now(), active: 0 };
+    // Counted against the cap from now on: as opening until initialized, then as open.
+    this.#opening++;
+    let opening = true;
+    const opened = () => {
+      if (opening) this.#opening--;
+      opening = false;
+    };
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
+        opened();
+        session.id = id;
         this.#sessions.set(id, session);
         const record = currentRequest();
         if (record) record.sessionId = id;
-        this.#options.logger.info({ sessionId: id, owner, sessions: this.#sessions.size }, "session opened");
+        this.#options.logger.info(
+          { sessionId: id, tokenId: record?.tokenId, sessions: this.#sessions.size },
+          "session opened",
+        );
       },
     });
     session.transport = transport;
-    transport.onclose = () => {
-      const id = transport.sessionId;
-      if (id !== undefined && this.#sessions.delete(id)) {
-        this.#options.logger.info({ sessionId: id, sessions: this.#sessions.size }, "session closed");
+    transport.onclose = () => this.#forget(session, "session closed");
+    this.#clientSessions(client).add(session);
+    try {
+      await this.#options.server.connect(transport);
+      const response = await this.#forward(session, () => transport.handleRequest(request, options));
+      // An initialize that failed leaves no session behind.
+      if (session.id === undefined) {
+        this.#forget(session);
+        await transport.close();
       }
-    };
-    await this.#options.server.connect(transport);
-    const response = await this.#forward(session, () => transport.handleRequest(request, options));
-    // An initialize that failed leaves no session behind.
-    if (transport.sessionId === undefined) await transport.close();
-    return response;
+      return response;
+    } catch (error) {
+      this.#forget(session);
+      await transport.close().catch(() => {});
+      throw error;
+    } finally {
+      opened();
+    }
+  }
+
+  #clientSessions(client: string): Set<Session> {
+    let set = this.#byClient.get(client);
+    if (!set) {
+      set = new Set();
+      this.#byClient.set(client, set);
+    }
+    return set;
+  }
+
+  /** Drops a session from the books (once); logs `why` when it was open. */
+  #forget(session: Session, why?: string): void {
+    const own = this.#byClient.get(session.client);
+    if (own?.delete(session) && own.size === 0) this.#byClient.delete(session.client);
+    const { id } = session;
+    if (id !== undefined && this.#sessions.get(id) === session) {
+      this.#sessions.delete(id);
+      if (why) this.#options.logger.info({ sessionId: id, sessions: this.#sessions.size }, why);
+    }
+  }
+
+  /** Closes the client's least recently used idle sessions until it is under `quota`; false when none is idle. */
+  #evictIdle(own: Set<Session>, quota: number): boolean {
+    while (own.size >= quota) {
+      let oldest: Session | undefined;
+      for (const s of own) {
+        if (s.active === 0 && s.id !== undefined && (!oldest || s.lastSeen < oldest.lastSeen)) oldest = s;
+      }
+      if (!oldest) return false;
+      const record = currentRequest();
+      this.#options.logger.info(
+        { sessionId: oldest.id, tokenId: record?.tokenId, limit: quota },
+        "session evicted: its client opened more than its quota of sessions (--sessions-per-client)",
+      );
+      this.#forget(oldest);
+      void oldest.transport.close();
+    }
+    return true;
   }
 
   #lookup(request: Request, owner: string | undefined): Session | Response {
@@ -194,5 +279,6 @@ export class Sessions {
     clearInterval(this.#sweeper);
     await Promise.allSettled([...this.#sessions.values()].map((s) => s.transport.close()));
     this.#sessions.clear();
+    this.#byClient.clear();
   }
 }

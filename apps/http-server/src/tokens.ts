@@ -3,7 +3,10 @@ import { HttpConfigError } from "./http-errors.js";
 export const SCOPES = ["tools:read", "tools:write"] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** A static bearer token; `id` is what logs show, never the token itself. */
+/**
+ * A static bearer token; `id` is what logs show, never the token itself. Tokens may share an id
+ * (a read and a write token of one client): each is still its own caller (auth.ts).
+ */
 export interface StaticToken {
   id: string;
   token: string;

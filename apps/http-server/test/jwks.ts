@@ -20,14 +20,21 @@ export async function startJwks() {
   const port = (server.address() as AddressInfo).port;
   const sign = (
     claims: JWTPayload,
-    options: { issuer: string; audience: string; expiresIn?: string | number; strangerKey?: boolean },
+    options: {
+      issuer: string;
+      audience: string;
+      expiresIn?: string | number;
+      strangerKey?: boolean;
+      /** The sub claim (default user-1); null leaves it out. */
+      subject?: string | null;
+    },
   ) => {
     let jwt = new SignJWT(claims)
       .setProtectedHeader({ alg: "RS256", kid: "test-key" })
       .setIssuer(options.issuer)
       .setAudience(options.audience)
-      .setSubject("user-1")
       .setIssuedAt();
+    if (options.subject !== null) jwt = jwt.setSubject(options.subject ?? "user-1");
     jwt = jwt.setExpirationTime(options.expiresIn ?? "10m");
     return jwt.sign(options.strangerKey ? stranger.privateKey : privateKey);
   };

@@ -37,9 +37,16 @@ interface Payload {
   r: Record<string, unknown>;
 }
 
-/** Who a state is bound to: the caller's client id, or nobody for an unauthenticated request. */
-export function principalOf(authInfo: { clientId: string } | undefined): string {
-  return authInfo ? `${authInfo.clientId}` : "";
+/**
+ * Who a state is bound to. The client id alone is shared by every user of one app (and may equal
+ * another kind of credential's id), so a transport that knows the caller names it in
+ * `authInfo.extra.principal` (an opaque key unique per caller; the HTTP server sets it); without
+ * one, the client id. Nobody ("") for an unauthenticated request.
+ */
+export function principalOf(authInfo: { clientId: string; extra?: Record<string, unknown> } | undefined): string {
+  if (!authInfo) return "";
+  const principal = authInfo.extra?.principal;
+  return typeof principal === "string" && principal !== "" ? `p:${principal}` : `c:${authInfo.clientId}`;
 }
 
 /** A stable digest of JSON-like data: keys in sorted order, so a re-serialized echo matches. */
