@@ -51,15 +51,15 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       db,
       ...pick(options, ["databaseUrl", "databaseSchema", "packs"]),
       demo: options.demo ?? false,
+      // Read-only tools only: the database is opened read-only too, so nothing is written to it.
+      readOnly: options.readOnly ?? false,
     });
   } catch (error) {
+    // openPacks says what is wrong with a database and what would work, as toolshed-stdio prints it.
     if (error instanceof DatabaseConnectError || error instanceof PackConfigError) {
       throw new HttpConfigError(error.message);
     }
-    if (options.databaseUrl !== undefined) throw error;
-    throw new HttpConfigError(
-      `cannot open the database ${db} (${(error as Error).message}); pass --db with a writable file path`,
-    );
+    throw error;
   }
   let limiter: RateLimiter | undefined;
   let changes: Awaited<ReturnType<typeof createRedisChangeBus>> | undefined;
@@ -111,7 +111,8 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       host,
       port,
       logger,
-      ...pick(options, ["readOnly", "sessions", "sessionIdleTimeoutMs", "allowedHosts", "allowedOrigins"]),
+      ...pick(options, ["readOnly", "sessions", "sessionIdleTimeoutMs", "sessionsPerClient"]),
+      ...pick(options, ["allowedHosts", "allowedOrigins"]),
       ...pick(options, ["maxBodyBytes", "rateLimit", "publicUrl"]),
       tokens,
       ...(jwt ? { jwt } : {}),

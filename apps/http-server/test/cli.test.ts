@@ -33,7 +33,8 @@ describe("flags", () => {
   });
 
   it("bad flags are one stderr line with the fix, exit 2", async () => {
-    await expectUsageError(["--nope"], /^toolshed-http: unknown flag --nope; the flags are --host, --port, /);
+    await expectUsageError(["--nope"], /^toolshed-http: unknown option --nope; the flags are --host, --port, /);
+    await expectUsageError(["--sesions"], "toolshed-http: unknown option --sesions; did you mean --sessions?");
     await expectUsageError(["--port", "abc"], 'toolshed-http: --port "abc" must be a whole number from 0 to 65535');
     await expectUsageError(["--port"], "toolshed-http: --port needs a value, as in --port PORT");
     await expectUsageError(["--packs", "wiki"], 'toolshed-http: unknown pack "wiki"; choose from notes, tickets, crm');
@@ -92,7 +93,7 @@ describe("flags", () => {
     }
     await expectUsageError(
       ["--port", "0", "--db", "/proc/nope/toolshed.db"],
-      /^toolshed-http: cannot open the database \/proc\/nope\/toolshed\.db \(.+\); pass --db with a writable file path$/,
+      /^toolshed-http: cannot create the folder for database \/proc\/nope\/toolshed\.db \([A-Z]+\); choose a writable path$/,
     );
   });
 });
@@ -132,7 +133,8 @@ describe("serving", () => {
   });
 
   it("--read-only lists only read-only tools", async () => {
-    const server = await startServer(["--read-only", "--packs", "notes"]);
+    // --read-only opens an existing database; --demo creates this one first.
+    const server = await startServer(["--read-only", "--demo", "--packs", "notes"]);
     const { client } = await connect(server.url);
     const tools = (await client.listTools()).tools;
     expect(tools.length).toBeGreaterThan(0);

@@ -3,7 +3,8 @@ import { BIN_NAME, parseStdioArgs, StdioUsageError, usageText } from "./args.js"
 import { type RunningStdioServer, runStdioServer } from "./run.js";
 import { packageVersion } from "./version.js";
 
-// Exit codes: 0 stopped cleanly, 1 unexpected failure, 2 a flag, variable or path that cannot work.
+// Exit codes: 0 stopped cleanly, 1 unexpected failure, 2 a flag, variable, path or database that
+// cannot work (the same as toolshed-http; docs/servers.md lists them).
 
 function fail(code: number, message: string): never {
   // One line, no stack: a desktop client shows stderr to the user as is.

@@ -1,7 +1,6 @@
 import { PassThrough } from "node:stream";
 import { DatabaseConnectError, type OpenedPacks, openPacks, PackConfigError } from "@toolshed/packs";
 import { createLogger, createServer, StdioTransport, type ToolshedServer } from "@toolshed/server";
-import { StorageOpenError } from "@toolshed/storage";
 import { BIN_NAME, type StdioConfig, StdioUsageError } from "./args.js";
 import { InFlightTransport } from "./in-flight.js";
 import { packageVersion } from "./version.js";
@@ -27,18 +26,11 @@ export interface RunningStdioServer {
   stop(reason?: string): Promise<string>;
 }
 
-// Open errors a user fixes by choosing another file; anything else is a fault (exit 1).
-const FILE_CODES = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM"]);
-
-function asUsageError(error: unknown, db: string): StdioUsageError | undefined {
-  if (error instanceof StorageOpenError || error instanceof PackConfigError || error instanceof DatabaseConnectError) {
+// A database that cannot be used is a start-up refusal (exit 2) with openPacks' message, as in
+// toolshed-http; anything else is a fault (exit 1).
+function asUsageError(error: unknown): StdioUsageError | undefined {
+  if (error instanceof PackConfigError || error instanceof DatabaseConnectError) {
     return new StdioUsageError(error.message);
-  }
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && FILE_CODES.has(code)) {
-    return new StdioUsageError(
-      `cannot use database ${db} (${code}: ${(error as Error).message}); choose another file or :memory:`,
-    );
   }
   return undefined;
 }
@@ -61,9 +53,11 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
       ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
       packs: config.packs,
       demo: config.demo,
+      // Read-only tools only: the database is opened read-only too, so nothing is written to it.
+      readOnly: config.readOnly,
     });
   } catch (error) {
-    throw asUsageError(error, config.db) ?? error;
+    throw asUsageError(error) ?? error;
   }
   let server: ToolshedServer;
   try {

@@ -1,5 +1,6 @@
 import {
   ConflictError,
+  FailedPreconditionError,
   isToolError,
   NotFoundError,
   PermissionDeniedError,
@@ -118,6 +119,19 @@ function classifyOne(error: unknown): ToolError | undefined {
   }
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
     return new UnavailableError("the database is busy", { cause: error });
+  }
+  // Not retryable: the same write fails until someone changes the server, so say who and what.
+  if (code === "SQLITE_READONLY_DBMOVED") {
+    return new FailedPreconditionError(
+      "the database file was moved or deleted while the server was running, so nothing was changed; tools that only read still work. The server's operator must put the file back or restart the server",
+      { cause: error },
+    );
+  }
+  if (code.startsWith("SQLITE_READONLY") || code === "25006") {
+    return new FailedPreconditionError(
+      "the database is read-only, so nothing was changed; tools that only read still work. To make changes, the server's operator must make the database writable and restart the server",
+      { cause: error },
+    );
   }
   if (PG_RETRY_CODES.has(code)) {
     return new UnavailableError("the database could not finish because of concurrent changes", { cause: error });

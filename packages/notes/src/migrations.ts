@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_TABLE_SQL, type Migration } from "@toolshed/storage";
+import { IDEMPOTENCY_INDEX_SQL, IDEMPOTENCY_TABLE_SQL, type Migration } from "@toolshed/storage";
 
 /** Scope of this pack's versions in toolshed_migrations, so packs can share one file. */
 export const NOTES_SCOPE = "notes";
@@ -50,5 +50,10 @@ export const NOTES_MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: "idempotency keys",
     up: IDEMPOTENCY_TABLE_SQL,
+  },
+  {
+    version: 4,
+    name: "expiry of idempotency keys",
+    up: IDEMPOTENCY_INDEX_SQL,
   },
 ];

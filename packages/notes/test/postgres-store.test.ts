@@ -65,7 +65,7 @@ describe.skipIf(!reachable)("PostgresNotesStore", () => {
       const error = await PostgresNotesStore.open({ pool }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MigrationError);
       expect((error as Error).message).toBe(
-        "database has notes schema version 99, newer than this release knows (2); upgrade the package or use another database",
+        `database "${new URL(TEST_DATABASE_URL).pathname.slice(1)}" (schema ${db.schema}) has notes schema version 99, newer than this release knows (${NOTES_PG_MIGRATIONS.length}); upgrade Toolshed to a release that knows it, or use another database`,
       );
     });
 

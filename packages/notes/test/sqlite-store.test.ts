@@ -74,7 +74,7 @@ describe("SqliteNotesStore files", () => {
     const versions = check
       .prepare("SELECT version FROM toolshed_migrations WHERE scope = ? ORDER BY version")
       .all(NOTES_SCOPE) as Array<{ version: number }>;
-    expect(versions.map((v) => v.version)).toEqual([1, 2, 3]);
+    expect(versions.map((v) => v.version)).toEqual(NOTES_MIGRATIONS.map((m) => m.version));
     check.close();
     tmp.cleanup();
   });
@@ -91,7 +91,7 @@ describe("SqliteNotesStore files", () => {
     db.close();
     expect(() => SqliteNotesStore.open(file)).toThrow(MigrationError);
     expect(() => SqliteNotesStore.open(file)).toThrow(
-      "database has notes schema version 99, newer than this release knows (3); upgrade the package or use another file",
+      `database ${file} has notes schema version 99, newer than this release knows (${NOTES_MIGRATIONS.length}); upgrade Toolshed to a release that knows it, or use another database`,
     );
     tmp.cleanup();
   });

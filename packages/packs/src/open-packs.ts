@@ -18,6 +18,14 @@ export interface OpenPacksOptions {
   demo?: boolean;
   /** Backend timeout of the CRM pack in ms. */
   crmTimeoutMs?: number;
+  /**
+   * Open the database without writing to it: SQLite read-only (no WAL switch, no migrations), on
+   * PostgreSQL no migrations and no schema created. The tables must be at this release's version.
+   * With `demo`, the demo data is written first. `:memory:` stays writable.
+   */
+  readOnly?: boolean;
+  /** How long idempotency keys are remembered (default 24 hours; Infinity keeps them forever). */
+  idempotencyRetentionMs?: number;
 }
 
 export interface OpenedPacks {
@@ -33,13 +41,17 @@ export interface OpenedPacks {
 
 /**
  * Opens the chosen packs on one database: SQLite by default, PostgreSQL when `databaseUrl` is
- * given. Stores close with `close()`, not with a server.
+ * given. Every pack's tables are checked before anything is written, so a database from a newer
+ * release is refused unchanged. A database that cannot be used is a PackConfigError whose message
+ * says what would work. Stores close with `close()`, not with a server.
  */
 export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks> {
   const names = [...(options.packs ?? PACK_NAMES)];
   const common = {
     ...(options.demo === undefined ? {} : { demo: options.demo }),
     ...(options.crmTimeoutMs === undefined ? {} : { crmTimeoutMs: options.crmTimeoutMs }),
+    ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+    ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
   };
   let stores: OpenedStores;
   if (options.databaseUrl !== undefined) {

@@ -1,7 +1,9 @@
 import { crmPack, seedDemo as seedCrm } from "@toolshed/crm";
 import { notesPack, seedDemo as seedNotes } from "@toolshed/notes";
 import type { Pack } from "@toolshed/schema";
+import type { PgPool } from "@toolshed/storage/postgres";
 import { seedDemo as seedTickets, ticketsPack } from "@toolshed/tickets";
+import { explainDatabaseError } from "./database-errors.js";
 import { DatabaseConnectError, redactDatabaseUrl } from "./database-url.js";
 import type { PackName } from "./pack-names.js";
 import type { OpenedStores } from "./stores.js";
@@ -13,6 +15,9 @@ export interface PostgresPacksOptions {
   poolMax?: number;
   demo?: boolean;
   crmTimeoutMs?: number;
+  /** Check the tables instead of migrating them (they must be current); create no schema. */
+  readOnly?: boolean;
+  idempotencyRetentionMs?: number;
 }
 
 /**
@@ -25,18 +30,24 @@ export async function openPostgresPacks(
   names: readonly PackName[],
   options: PostgresPacksOptions,
 ): Promise<OpenedStores> {
-  const { createPgPool, pgIdentifier } = await import("@toolshed/storage/postgres");
+  const { checkPgSchemas, createPgPool, pgIdentifier } = await import("@toolshed/storage/postgres");
   const schema = options.schema;
   const pool = createPgPool(url, {
     max: options.poolMax ?? 10,
     ...(schema === undefined ? {} : { schema }),
   });
   const closers: Array<() => Promise<void>> = [];
-  const closeAll = async () => {
+  const closeStores = async () => {
     for (const close of closers.splice(0).reverse()) await close().catch(() => {});
+  };
+  const closeAll = async () => {
+    await closeStores();
     await pool.end().catch(() => {});
   };
-  const packs: Pack[] = [];
+  const readOnly = options.readOnly ?? false;
+  const demo = options.demo ?? false;
+  const database = `${redactDatabaseUrl(url)}${schema === undefined ? "" : ` (schema ${schema})`}`;
+  let packs: Pack[];
   try {
     try {
       await pool.query("SELECT 1");
@@ -45,31 +56,21 @@ export async function openPostgresPacks(
         `cannot connect to PostgreSQL at ${redactDatabaseUrl(url)} (${(error as Error).message}); check --database-url and that the server is running`,
       );
     }
-    if (schema !== undefined) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(schema)}`);
-    for (const name of names) {
-      if (name === "notes") {
-        const { PostgresNotesStore } = await import("@toolshed/notes/postgres");
-        const store = await PostgresNotesStore.open({ pool });
-        closers.push(() => store.close());
-        if (options.demo) await seedNotes(store);
-        packs.push(notesPack({ store }));
-      } else if (name === "tickets") {
-        const { PostgresTicketsStore } = await import("@toolshed/tickets/postgres");
-        const store = await PostgresTicketsStore.open({ pool });
-        closers.push(() => store.close());
-        if (options.demo) await seedTickets(store);
-        packs.push(ticketsPack({ store }));
-      } else {
-        const { PostgresCrmBackend } = await import("@toolshed/crm/postgres");
-        const backend = await PostgresCrmBackend.open({ pool });
-        closers.push(() => backend.close());
-        if (options.demo) await seedCrm(backend);
-        packs.push(crmPack({ backend, closeBackend: false, timeoutMs: options.crmTimeoutMs }));
-      }
+    const { schemas, open } = await storeOpeners(names);
+    // Every pack's tables are checked before any store writes (or a schema is created).
+    await checkPgSchemas(pool, schemas, { database, readonly: readOnly && !demo });
+    if (!readOnly || demo) {
+      if (schema !== undefined) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(schema)}`);
     }
+    if (readOnly && demo) {
+      // --demo writes its data first; then the stores only read the tables' versions.
+      await open(pool, closers, { ...options, readOnly: false });
+      await closeStores();
+    }
+    packs = await open(pool, closers, { ...options, readOnly, demo: demo && !readOnly });
   } catch (error) {
     await closeAll();
-    throw error;
+    throw explainDatabaseError(error, { database, readOnly, demo });
   }
   return {
     packs,
@@ -78,4 +79,43 @@ export async function openPostgresPacks(
     },
     close: closeAll,
   };
+}
+
+type Opener = (pool: PgPool, closers: Array<() => Promise<void>>, options: PostgresPacksOptions) => Promise<Pack[]>;
+
+/** The chosen packs' store classes (loaded only now), their tables, and how to open them on a pool. */
+async function storeOpeners(names: readonly PackName[]) {
+  const { PostgresNotesStore } = await import("@toolshed/notes/postgres");
+  const { PostgresTicketsStore } = await import("@toolshed/tickets/postgres");
+  const { PostgresCrmBackend } = await import("@toolshed/crm/postgres");
+  const classes = { notes: PostgresNotesStore, tickets: PostgresTicketsStore, crm: PostgresCrmBackend };
+  const open: Opener = async (pool, closers, options) => {
+    const storeOptions = {
+      readonly: options.readOnly ?? false,
+      ...(options.idempotencyRetentionMs === undefined
+        ? {}
+        : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
+    };
+    const packs: Pack[] = [];
+    for (const name of names) {
+      if (name === "notes") {
+        const store = await PostgresNotesStore.open({ pool }, storeOptions);
+        closers.push(() => store.close());
+        if (options.demo) await seedNotes(store);
+        packs.push(notesPack({ store }));
+      } else if (name === "tickets") {
+        const store = await PostgresTicketsStore.open({ pool }, storeOptions);
+        closers.push(() => store.close());
+        if (options.demo) await seedTickets(store);
+        packs.push(ticketsPack({ store }));
+      } else {
+        const backend = await PostgresCrmBackend.open({ pool }, storeOptions);
+        closers.push(() => backend.close());
+        if (options.demo) await seedCrm(backend);
+        packs.push(crmPack({ backend, closeBackend: false, timeoutMs: options.crmTimeoutMs }));
+      }
+    }
+    return packs;
+  };
+  return { schemas: names.map((name) => classes[name].schema), open };
 }

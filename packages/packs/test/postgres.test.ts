@@ -1,7 +1,7 @@
 import { connectInMemory, createLogger, createServer } from "@toolshed/server";
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DatabaseConnectError, openPacks, PackConfigError } from "../src/index.js";
+import { DatabaseConnectError, openPacks, PackConfigError, redactDatabaseUrl } from "../src/index.js";
 
 const reachable = await pgReachable();
 if (!reachable) process.stderr.write(`PostgreSQL tests SKIPPED: ${TEST_DATABASE_URL} is not reachable\n`);
@@ -66,5 +66,83 @@ describe.skipIf(!reachable)("openPacks on PostgreSQL", () => {
     await a.close();
     expect(await b.ready()).toBe(true);
     await b.close();
+  }, 60_000);
+});
+
+describe.skipIf(!reachable)("openPacks on PostgreSQL: versions and read-only databases", () => {
+  let db: TestSchema;
+  beforeAll(async () => {
+    db = await createTestSchema();
+  });
+  afterAll(() => db?.drop());
+
+  const tables = async () =>
+    (
+      await db
+        .pool()
+        .query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [
+          db.schema,
+        ])
+    ).rows.map((r) => r.table_name as string);
+
+  it("a database from a newer release is refused for every pack before anything is written", async () => {
+    await db
+      .pool()
+      .query(
+        "CREATE TABLE toolshed_migrations (scope TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))",
+      );
+    await db.pool().query("INSERT INTO toolshed_migrations (scope, version, name) VALUES ('tickets', 99, 'future')");
+    const error = await openPacks({ databaseUrl: db.url, databaseSchema: db.schema }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PackConfigError);
+    expect((error as Error).message).toBe(
+      `database ${redactDatabaseUrl(db.url)} (schema ${db.schema}) has tickets schema version 99, newer than this release knows (3); upgrade Toolshed to a release that knows it, or use another database`,
+    );
+    // notes opens first: before the fix its tables were created and committed.
+    expect(await tables()).toEqual(["toolshed_migrations"]);
+    await db.pool().query("DROP TABLE toolshed_migrations");
+  });
+
+  it("readOnly on an empty schema is refused, and creates nothing", async () => {
+    await expect(openPacks({ databaseUrl: db.url, databaseSchema: db.schema, readOnly: true })).rejects.toThrowError(
+      `database ${redactDatabaseUrl(db.url)} (schema ${db.schema}) has no notes tables yet; --read-only does not create them: start once without --read-only to create them`,
+    );
+    expect(await tables()).toEqual([]);
+  });
+
+  it("readOnly serves current tables without migrating: on a read-only role every write tool is a clear tool error", async () => {
+    await (await openPacks({ databaseUrl: db.url, databaseSchema: db.schema, demo: true })).close();
+    const url = new URL(db.url);
+    url.searchParams.set("options", "-c default_transaction_read_only=on");
+    const opened = await openPacks({ databaseUrl: url.toString(), databaseSchema: db.schema, readOnly: true });
+    const server = createServer({
+      name: "ro",
+      version: "1",
+      packs: opened.packs,
+      logger: createLogger({ level: "silent" }),
+    });
+    const client = await connectInMemory(server);
+    const note = await client.callTool({ name: "get_note", arguments: { title: "groceries" } });
+    expect(note.structuredContent).toMatchObject({ title: "groceries" });
+    for (const [name, args] of [
+      ["create_note", { title: "new note", body: "x" }],
+      ["update_note", { title: "groceries", body: "bread" }],
+      ["delete_note", { title: "groceries" }],
+      ["create_ticket", { title: "Printer on fire", body: "Smoke", priority: "high" }],
+      ["update_ticket_status", { id: "T-1001", status: "closed", resolution: "Done" }],
+      ["add_ticket_comment", { id: "T-1001", body: "Looking" }],
+      ["crm_create_account", { name: "Brand New Co", tier: "startup", arr: 1 }],
+      ["crm_bulk_update_tier", { account_ids: ["acc_1001"], new_tier: "startup" }],
+    ] as const) {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, name).toBe(true);
+      expect(result._meta?.["toolshed.dev/error"], name).toMatchObject({
+        code: "failed_precondition",
+        retryable: false,
+      });
+      expect(JSON.stringify(result.content), name).toContain("the database is read-only");
+    }
+    await client.close();
+    await server.close();
+    await opened.close();
   }, 60_000);
 });

@@ -1,5 +1,28 @@
 export { type CursorField, decodeCursor, encodeCursor } from "./cursor.js";
 export { escapeLike, type FtsSearchPhase, planFtsSearch, toFtsQuery } from "./fts.js";
-export { fingerprint, IDEMPOTENCY_TABLE_SQL, runIdempotent } from "./idempotency.js";
-export { type Migration, MigrationError, runMigrations } from "./migrate.js";
-export { type OpenSqliteOptions, openSqlite, type SqliteDatabase, StorageOpenError } from "./sqlite.js";
+export {
+  checkIdempotencyRetention,
+  DEFAULT_IDEMPOTENCY_RETENTION_MS,
+  fingerprint,
+  IDEMPOTENCY_INDEX_SQL,
+  IDEMPOTENCY_TABLE_SQL,
+  type IdempotentRequest,
+  runIdempotent,
+} from "./idempotency.js";
+export {
+  checkSchemaVersions,
+  latestVersion,
+  type Migration,
+  MigrationError,
+  runMigrations,
+  type StoreSchema,
+} from "./migrate.js";
+export { checkSqliteSchemas, type OpenSqliteStoreOptions, openSqliteStore } from "./open-store.js";
+export { readSqliteSchemaVersions, schemaVersions } from "./schema-versions.js";
+export {
+  type OpenSqliteOptions,
+  openSqlite,
+  type SqliteDatabase,
+  StorageOpenError,
+  type StorageOpenReason,
+} from "./sqlite.js";

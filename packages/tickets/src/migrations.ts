@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_TABLE_SQL, type Migration } from "@toolshed/storage";
+import { IDEMPOTENCY_INDEX_SQL, IDEMPOTENCY_TABLE_SQL, type Migration } from "@toolshed/storage";
 
 /** Versions of the tickets tables; a file written by an older release is upgraded in place. */
 export const TICKETS_MIGRATIONS: readonly Migration[] = [
@@ -57,5 +57,10 @@ export const TICKETS_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tickets_by_updated ON tickets (updated_at DESC, num DESC);
       CREATE INDEX tickets_by_status_updated ON tickets (status, updated_at DESC, num DESC);
     `,
+  },
+  {
+    version: 4,
+    name: "expiry of idempotency keys",
+    up: IDEMPOTENCY_INDEX_SQL,
   },
 ];

@@ -1,4 +1,4 @@
-import type { TicketPriority, TicketsStore } from "./store.js";
+import { MAX_TICKETS_PAGE, type TicketPriority, type TicketsStore } from "./store.js";
 
 interface DemoTicket {
   title: string;
@@ -109,13 +109,20 @@ const DEMO_TICKETS: readonly DemoTicket[] = [
 ];
 
 /**
- * Fills a store with demo tickets and comments. Safe to call again: every write uses a fixed
- * idempotency key, so nothing is duplicated, and a demo ticket changed since is left as it is.
+ * Fills a store with demo tickets and comments. Safe to call again: a demo ticket that is there
+ * (found by its title) is left as it is, and every write uses a fixed idempotency key, so seeders
+ * racing on a new store add each ticket once.
  */
 export async function seedDemo(store: TicketsStore): Promise<{ tickets: number; comments: number }> {
   let comments = 0;
   for (const [index, demo] of DEMO_TICKETS.entries()) {
     const key = `toolshed-demo-ticket-${index + 1}`;
+    // Keys are forgotten after their retention (a day by default), titles are not.
+    const found = await store.searchTickets({ text: demo.title, status: "any", limit: MAX_TICKETS_PAGE });
+    if (found.some((hit) => hit.title === demo.title)) {
+      comments += demo.comments?.length ?? 0;
+      continue;
+    }
     const { ticket } = await store.createTicket(
       { title: demo.title, body: demo.body, priority: demo.priority },
       { idempotencyKey: key },

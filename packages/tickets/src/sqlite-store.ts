@@ -1,12 +1,12 @@
 import { InvalidArgumentsError } from "@toolshed/errors";
 import {
+  checkIdempotencyRetention,
   decodeCursor,
   encodeCursor,
   type FtsSearchPhase,
-  openSqlite,
+  openSqliteStore,
   planFtsSearch,
   runIdempotent,
-  runMigrations,
   type SqliteDatabase,
 } from "@toolshed/storage";
 import { commentsCursorPosition } from "./comments-cursor.js";
@@ -37,6 +37,13 @@ export interface SqliteTicketsStoreOptions {
   now?: () => Date;
   /** How long a write waits for another connection's lock (default 5000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * Open an existing file without writing to it (no WAL switch, no migrations; its tables must be
+   * current). Writes fail with a `failed_precondition` tool error.
+   */
+  readonly?: boolean;
+  /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
+  idempotencyRetentionMs?: number;
 }
 
 type TicketRow = Omit<Ticket, "id"> & { num: number };
@@ -80,24 +87,31 @@ function toSummary({ num, ...rest }: SummaryRow): TicketSummary {
 export class SqliteTicketsStore implements TicketsStore {
   readonly #db: SqliteDatabase;
   readonly #now: () => Date;
+  readonly #retentionMs: number;
   // Prepared once per SQL text; the set of texts is fixed and small.
   readonly #statements = new Map<string, Statement>();
 
-  private constructor(db: SqliteDatabase, options: SqliteTicketsStoreOptions) {
+  /** This store's tables, for checking a database's versions before any store opens it. */
+  static readonly schema = { scope: MIGRATION_SCOPE, migrations: TICKETS_MIGRATIONS };
+
+  private constructor(db: SqliteDatabase, options: SqliteTicketsStoreOptions, retentionMs: number) {
     this.#db = db;
     this.#now = options.now ?? (() => new Date());
+    this.#retentionMs = retentionMs;
   }
 
-  /** Opens (creating and upgrading as needed) a database file, or `:memory:`. */
+  /**
+   * Opens (creating and upgrading as needed) a database file, or `:memory:`. A file from a newer
+   * release is refused before anything is written to it.
+   */
   static open(path: string, options: SqliteTicketsStoreOptions = {}): SqliteTicketsStore {
-    const db = openSqlite(path, options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs });
-    try {
-      runMigrations(db, MIGRATION_SCOPE, TICKETS_MIGRATIONS);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-    return new SqliteTicketsStore(db, options);
+    const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
+    const db = openSqliteStore(path, {
+      schema: SqliteTicketsStore.schema,
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+      readonly: options.readonly ?? false,
+    });
+    return new SqliteTicketsStore(db, options, retentionMs);
   }
 
   async searchTickets(query: {
@@ -156,7 +170,7 @@ export class SqliteTicketsStore implements TicketsStore {
     // A result stored by an older release also has `similar`: it is recomputed like a new one.
     const { ticket: created } = runIdempotent(
       this.#db,
-      { scope: "tickets.create_ticket", key: options.idempotencyKey, args },
+      { ...this.#keys("tickets.create_ticket", options), args },
       () => {
         const now = this.#timestamp();
         const { lastInsertRowid } = this.#sql(
@@ -194,7 +208,7 @@ export class SqliteTicketsStore implements TicketsStore {
 
   async addComment(id: string, body: string, options: WriteOptions = {}): Promise<AddedComment> {
     const args = { ticket_id: id, body };
-    return runIdempotent(this.#db, { scope: "tickets.add_ticket_comment", key: options.idempotencyKey, args }, () => {
+    return runIdempotent(this.#db, { ...this.#keys("tickets.add_ticket_comment", options), args }, () => {
       const row = this.#requireTicket(id);
       const now = this.#timestamp();
       const { lastInsertRowid } = this.#sql(
@@ -287,6 +301,11 @@ export class SqliteTicketsStore implements TicketsStore {
 
   #timestamp(): string {
     return this.#now().toISOString();
+  }
+
+  /** Where a write's idempotency key is kept, and how long (by the wall clock, not the store's). */
+  #keys(scope: string, options: WriteOptions) {
+    return { scope, key: options.idempotencyKey, retentionMs: this.#retentionMs };
   }
 
   #ticketRow(num: number): TicketRow | undefined {

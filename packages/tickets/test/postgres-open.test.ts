@@ -64,7 +64,7 @@ describe.skipIf(!reachable)("PostgresTicketsStore.open", { timeout: 30_000 }, ()
     const stores = await Promise.all(
       Array.from({ length: 3 }, () => PostgresTicketsStore.open({ pool: db.pool({ max: 2 }) })),
     );
-    expect(await versions()).toEqual([1, 2]);
+    expect(await versions()).toEqual(TICKETS_PG_MIGRATIONS.map((m) => m.version));
     const created = await Promise.all(
       stores.map((s, i) => s.createTicket({ title: `From ${i}`, body: "b", priority: "low" })),
     );
@@ -78,7 +78,7 @@ describe.skipIf(!reachable)("PostgresTicketsStore.open", { timeout: 30_000 }, ()
     const refused = PostgresTicketsStore.open({ pool });
     await expect(refused).rejects.toBeInstanceOf(MigrationError);
     await expect(refused).rejects.toThrow(
-      "database has tickets schema version 9, newer than this release knows (2); upgrade the package or use another database",
+      `has tickets schema version 9, newer than this release knows (${TICKETS_PG_MIGRATIONS.length}); upgrade Toolshed to a release that knows it, or use another database`,
     );
   });
 

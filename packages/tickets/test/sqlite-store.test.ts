@@ -56,7 +56,7 @@ describe("SqliteTicketsStore files", () => {
     const versions = check
       .prepare("SELECT version FROM toolshed_migrations WHERE scope = 'tickets' ORDER BY version")
       .all();
-    expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(versions).toEqual(TICKETS_MIGRATIONS.map((m) => ({ version: m.version })));
     check.close();
   });
 
@@ -77,7 +77,7 @@ describe("SqliteTicketsStore files", () => {
     db.close();
     expect(() => SqliteTicketsStore.open(path)).toThrow(MigrationError);
     expect(() => SqliteTicketsStore.open(path)).toThrow(
-      "database has tickets schema version 9, newer than this release knows (3); upgrade the package or use another file",
+      `database ${path} has tickets schema version 9, newer than this release knows (${TICKETS_MIGRATIONS.length}); upgrade Toolshed to a release that knows it, or use another database`,
     );
   });
 

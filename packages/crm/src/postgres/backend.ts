@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { ConflictError, InvalidArgumentsError } from "@toolshed/errors";
-import { decodeCursor, encodeCursor } from "@toolshed/storage";
+import { checkIdempotencyRetention, decodeCursor, encodeCursor } from "@toolshed/storage";
 import {
+  checkPgSchemas,
   createPgPool,
   type PgClient,
   type PgPool,
@@ -58,6 +59,10 @@ export interface PostgresCrmBackendOptions {
   max?: number;
   /** How long to wait for a connection before a retryable `unavailable` (default 5000 ms). URL only. */
   connectionTimeoutMs?: number;
+  /** Check the tables instead of migrating them (they must be current), for read-only roles and standbys. */
+  readonly?: boolean;
+  /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
+  idempotencyRetentionMs?: number;
 }
 
 /**
@@ -68,11 +73,16 @@ export interface PostgresCrmBackendOptions {
 export class PostgresCrmBackend implements CrmBackend {
   readonly #pool: PgPool;
   readonly #ownsPool: boolean;
+  readonly #retentionMs: number;
   #closed = false;
 
-  private constructor(pool: PgPool, ownsPool: boolean) {
+  /** This backend's tables, for checking a database's versions before any store opens it. */
+  static readonly schema = { scope: CRM_MIGRATION_SCOPE, migrations: CRM_PG_MIGRATIONS };
+
+  private constructor(pool: PgPool, ownsPool: boolean, retentionMs: number) {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
+    this.#retentionMs = retentionMs;
   }
 
   /**
@@ -83,19 +93,25 @@ export class PostgresCrmBackend implements CrmBackend {
     source: string | { pool: PgPool },
     options: PostgresCrmBackendOptions = {},
   ): Promise<PostgresCrmBackend> {
+    const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
     const owns = typeof source === "string";
-    const pool = owns ? createPgPool(source, { ...options, applicationName: "toolshed-crm" }) : source.pool;
+    const { readonly, idempotencyRetentionMs: _retention, ...poolOptions } = options;
+    const pool = owns ? createPgPool(source, { ...poolOptions, applicationName: "toolshed-crm" }) : source.pool;
     try {
-      if (owns && options.schema !== undefined) {
-        // The pool's search_path names the schema; it must exist before the first table goes in.
-        await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`);
+      if (readonly) {
+        await checkPgSchemas(pool, [PostgresCrmBackend.schema], { readonly: true });
+      } else {
+        if (owns && options.schema !== undefined) {
+          // The pool's search_path names the schema; it must exist before the first table goes in.
+          await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`);
+        }
+        await runPgMigrations(pool, CRM_MIGRATION_SCOPE, CRM_PG_MIGRATIONS);
       }
-      await runPgMigrations(pool, CRM_MIGRATION_SCOPE, CRM_PG_MIGRATIONS);
     } catch (error) {
       if (owns) await pool.end().catch(() => {});
       throw toStoreError(error);
     }
-    return new PostgresCrmBackend(pool, owns);
+    return new PostgresCrmBackend(pool, owns, retentionMs);
   }
 
   async searchAccounts(search: AccountSearch, options?: BackendCallOptions): Promise<AccountSearchPage> {
@@ -132,9 +148,7 @@ export class PostgresCrmBackend implements CrmBackend {
       };
       rejectNul(input);
       const created = await withPgTransaction(this.#pool, (client) =>
-        runIdempotentPg(client, { scope: CREATE_SCOPE, key: options?.idempotencyKey, args: input }, () =>
-          this.#insert(client, input),
-        ),
+        runIdempotentPg(client, { ...this.#keys(options), args: input }, () => this.#insert(client, input)),
       );
       // A repeated key answers from JSONB, whose key order differs: one shape for every answer.
       return toAccount(created);
@@ -177,6 +191,11 @@ export class PostgresCrmBackend implements CrmBackend {
 
   async completeAccountIds(prefix: string, limit: number, options?: BackendCallOptions): Promise<string[]> {
     return this.#run(options, () => completeAccountIds(this.#pool, prefix, clampLimit(limit)));
+  }
+
+  /** Where a create's idempotency key is kept, and how long (the database's clock decides expiry). */
+  #keys(options: CreateAccountOptions | undefined) {
+    return { scope: CREATE_SCOPE, key: options?.idempotencyKey, retentionMs: this.#retentionMs };
   }
 
   /** Ends the pool when this backend made it; safe to call twice. */

@@ -1,4 +1,4 @@
-import { PG_IDEMPOTENCY_TABLE_SQL, type PgMigration } from "@toolshed/storage/postgres";
+import { PG_IDEMPOTENCY_INDEX_SQL, PG_IDEMPOTENCY_TABLE_SQL, type PgMigration } from "@toolshed/storage/postgres";
 
 // Accents are folded (NFKD, combining marks dropped) and ASCII punctuation becomes a space, so
 // "globex.io" is the words globex and io and "cafe" finds "Café", as SQLite's unicode61 tokenizer
@@ -46,5 +46,10 @@ CREATE TABLE crm_accounts (
 CREATE INDEX crm_accounts_search ON crm_accounts USING GIN (search);
 CREATE INDEX crm_accounts_tier_arr ON crm_accounts (tier, arr);
 ${PG_IDEMPOTENCY_TABLE_SQL};`,
+  },
+  {
+    version: 2,
+    name: "expiry of idempotency keys",
+    up: PG_IDEMPOTENCY_INDEX_SQL,
   },
 ];

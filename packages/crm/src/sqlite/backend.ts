@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { ConflictError } from "@toolshed/errors";
 import {
+  checkIdempotencyRetention,
   decodeCursor,
   encodeCursor,
-  openSqlite,
+  openSqliteStore,
   runIdempotent,
-  runMigrations,
   type SqliteDatabase,
 } from "@toolshed/storage";
 import type {
@@ -47,6 +47,13 @@ function newAccountId(): string {
 export interface SqliteCrmBackendOptions {
   /** How long a write waits for another connection's lock before a retryable busy error (default 5000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * Open an existing file without writing to it (no WAL switch, no migrations; its tables must be
+   * current). Writes fail with a `failed_precondition` tool error.
+   */
+  readonly?: boolean;
+  /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
+  idempotencyRetentionMs?: number;
 }
 
 /**
@@ -55,22 +62,29 @@ export interface SqliteCrmBackendOptions {
  */
 export class SqliteCrmBackend implements CrmBackend {
   readonly #db: SqliteDatabase;
+  readonly #retentionMs: number;
   #closed = false;
 
-  private constructor(db: SqliteDatabase) {
+  /** This backend's tables, for checking a database's versions before any store opens it. */
+  static readonly schema = { scope: CRM_MIGRATION_SCOPE, migrations: CRM_SQLITE_MIGRATIONS };
+
+  private constructor(db: SqliteDatabase, retentionMs: number) {
     this.#db = db;
+    this.#retentionMs = retentionMs;
   }
 
-  /** Opens (creating or upgrading in place) a database file, or `:memory:`. */
+  /**
+   * Opens (creating or upgrading in place) a database file, or `:memory:`. A file from a newer
+   * release is refused before anything is written to it.
+   */
   static open(path: string, options: SqliteCrmBackendOptions = {}): SqliteCrmBackend {
-    const db = openSqlite(path, { busyTimeoutMs: options.busyTimeoutMs });
-    try {
-      runMigrations(db, CRM_MIGRATION_SCOPE, CRM_SQLITE_MIGRATIONS);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-    return new SqliteCrmBackend(db);
+    const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
+    const db = openSqliteStore(path, {
+      schema: SqliteCrmBackend.schema,
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+      readonly: options.readonly ?? false,
+    });
+    return new SqliteCrmBackend(db, retentionMs);
   }
 
   async searchAccounts(search: AccountSearch, options?: BackendCallOptions): Promise<AccountSearchPage> {
@@ -106,9 +120,8 @@ export class SqliteCrmBackend implements CrmBackend {
       domain: account.domain ?? null,
       notes: account.notes ?? null,
     };
-    return runIdempotent(this.#db, { scope: CREATE_SCOPE, key: options?.idempotencyKey, args: input }, () =>
-      this.#insert(input),
-    );
+    const request = { scope: CREATE_SCOPE, key: options?.idempotencyKey, retentionMs: this.#retentionMs };
+    return runIdempotent(this.#db, { ...request, args: input }, () => this.#insert(input));
   }
 
   async updateTier(id: string, tier: Tier, options?: BackendCallOptions): Promise<TierUpdate> {

@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_TABLE_SQL, type Migration } from "@toolshed/storage";
+import { IDEMPOTENCY_INDEX_SQL, IDEMPOTENCY_TABLE_SQL, type Migration } from "@toolshed/storage";
 
 const FTS_TRIGGERS_V2 = `
 CREATE TRIGGER crm_accounts_fts_insert AFTER INSERT ON crm_accounts BEGIN
@@ -66,6 +66,11 @@ CREATE VIRTUAL TABLE crm_accounts_fts USING fts5(
 );
 INSERT INTO crm_accounts_fts (crm_accounts_fts) VALUES ('rebuild');
 ${FTS_TRIGGERS_V2}`,
+  },
+  {
+    version: 3,
+    name: "expiry of idempotency keys",
+    up: IDEMPOTENCY_INDEX_SQL,
   },
 ];
 

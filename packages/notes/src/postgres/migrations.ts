@@ -1,4 +1,4 @@
-import { PG_IDEMPOTENCY_TABLE_SQL, type PgMigration } from "@toolshed/storage/postgres";
+import { PG_IDEMPOTENCY_INDEX_SQL, PG_IDEMPOTENCY_TABLE_SQL, type PgMigration } from "@toolshed/storage/postgres";
 
 /** Text search configuration of the notes: `simple` (no stemming, no stop words) plus accent folding. */
 export const NOTES_TS_CONFIG = "notes_search";
@@ -57,5 +57,10 @@ export const NOTES_PG_MIGRATIONS: readonly PgMigration[] = [
     version: 2,
     name: "idempotency keys",
     up: PG_IDEMPOTENCY_TABLE_SQL,
+  },
+  {
+    version: 3,
+    name: "expiry of idempotency keys",
+    up: PG_IDEMPOTENCY_INDEX_SQL,
   },
 ];

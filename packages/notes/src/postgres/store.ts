@@ -1,6 +1,7 @@
 import { ConflictError } from "@toolshed/errors";
-import { escapeLike } from "@toolshed/storage";
+import { checkIdempotencyRetention, escapeLike } from "@toolshed/storage";
 import {
+  checkPgSchemas,
   createPgPool,
   type PgClient,
   type PgPool,
@@ -28,6 +29,10 @@ export interface PostgresNotesStoreOptions {
   connectionTimeoutMs?: number;
   /** Clock for created_at and updated_at; tests pass a fixed one. */
   now?: () => Date;
+  /** Check the tables instead of migrating them (they must be current), for read-only roles and standbys. */
+  readonly?: boolean;
+  /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
+  idempotencyRetentionMs?: number;
 }
 
 interface NoteRow {
@@ -81,12 +86,17 @@ export class PostgresNotesStore implements NotesStore {
   readonly #pool: PgPool;
   readonly #ownsPool: boolean;
   readonly #now: () => Date;
+  readonly #retentionMs: number;
   #closed = false;
 
-  private constructor(pool: PgPool, ownsPool: boolean, now: () => Date) {
+  /** This store's tables, for checking a database's versions before any store opens it. */
+  static readonly schema = { scope: NOTES_SCOPE, migrations: NOTES_PG_MIGRATIONS };
+
+  private constructor(pool: PgPool, ownsPool: boolean, now: () => Date, retentionMs: number) {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.#now = now;
+    this.#retentionMs = retentionMs;
   }
 
   /**
@@ -97,6 +107,7 @@ export class PostgresNotesStore implements NotesStore {
     source: string | { pool: PgPool },
     options: PostgresNotesStoreOptions = {},
   ): Promise<PostgresNotesStore> {
+    const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
     const owns = typeof source === "string";
     const pool = owns
       ? createPgPool(source, {
@@ -108,15 +119,19 @@ export class PostgresNotesStore implements NotesStore {
         })
       : source.pool;
     try {
-      if (owns && options.schema !== undefined) {
-        await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`);
+      if (options.readonly) {
+        await checkPgSchemas(pool, [PostgresNotesStore.schema], { readonly: true });
+      } else {
+        if (owns && options.schema !== undefined) {
+          await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`);
+        }
+        await runPgMigrations(pool, NOTES_SCOPE, NOTES_PG_MIGRATIONS);
       }
-      await runPgMigrations(pool, NOTES_SCOPE, NOTES_PG_MIGRATIONS);
     } catch (error) {
       if (owns) await pool.end().catch(() => {});
       throw error;
     }
-    return new PostgresNotesStore(pool, owns, options.now ?? (() => new Date()));
+    return new PostgresNotesStore(pool, owns, options.now ?? (() => new Date()), retentionMs);
   }
 
   async getNote(title: string): Promise<Note | undefined> {
@@ -163,8 +178,9 @@ export class PostgresNotesStore implements NotesStore {
   async createNote(note: NewNote, options: { idempotencyKey?: string } = {}): Promise<Note> {
     const tags = normalizeTags(note.tags ?? []);
     const args = { title: note.title, body: note.body, tags };
+    const request = { scope: IDEMPOTENCY_SCOPE, key: options.idempotencyKey, args, retentionMs: this.#retentionMs };
     return withPgTransaction(this.#db(), (client) =>
-      runIdempotentPg(client, { scope: IDEMPOTENCY_SCOPE, key: options.idempotencyKey, args }, async () => {
+      runIdempotentPg(client, request, async () => {
         const now = this.#now();
         // ON CONFLICT waits for a racing insert of the same title and then finds it taken.
         const inserted = await client.query<{ id: string }>(

@@ -1,5 +1,5 @@
-export { PG_IDEMPOTENCY_TABLE_SQL, runIdempotentPg } from "./idempotency.js";
-export { type PgMigration, runPgMigrations } from "./migrate.js";
+export { PG_IDEMPOTENCY_INDEX_SQL, PG_IDEMPOTENCY_TABLE_SQL, runIdempotentPg } from "./idempotency.js";
+export { checkPgSchemas, type PgMigration, readPgSchemaVersions, runPgMigrations } from "./migrate.js";
 export {
   createPgPool,
   type PgClient,

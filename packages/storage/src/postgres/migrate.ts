@@ -1,5 +1,5 @@
-import { MigrationError } from "../migrate.js";
-import { type PgPool, withPgTransaction } from "./pool.js";
+import { checkSchemaVersions, MigrationError, type StoreSchema } from "../migrate.js";
+import { type PgClient, type PgPool, withPgTransaction } from "./pool.js";
 
 export interface PgMigration {
   version: number;
@@ -7,10 +7,46 @@ export interface PgMigration {
   up: string;
 }
 
+type Queryable = Pick<PgClient, "query">;
+
+/** The highest version of every scope in toolshed_migrations (none yet: an empty map); reads only. */
+export async function readPgSchemaVersions(db: Queryable): Promise<Map<string, number>> {
+  const table = await db.query("SELECT to_regclass('toolshed_migrations') IS NOT NULL AS present");
+  if (!table.rows[0]?.present) return new Map();
+  const { rows } = await db.query("SELECT scope, MAX(version) AS v FROM toolshed_migrations GROUP BY scope");
+  return new Map(rows.map((r) => [r.scope as string, Number(r.v)]));
+}
+
+/** Names the database and schema in messages; never the URL, which may hold a password. */
+async function databaseLabel(db: Queryable): Promise<string> {
+  const { rows } = await db.query("SELECT current_database() AS d, current_schema() AS s");
+  const { d, s } = rows[0] as { d: string; s: string | null };
+  return s === null ? `"${d}"` : `"${d}" (schema ${s})`;
+}
+
+/**
+ * Checks the stores about to use a database against its recorded versions, reading only: any
+ * scope newer than this release knows is refused; with `readonly`, so is any scope that is not
+ * current. `database` names it in the message (default: its name and schema).
+ */
+export async function checkPgSchemas(
+  db: Queryable,
+  schemas: readonly StoreSchema[],
+  options: { readonly?: boolean; database?: string } = {},
+): Promise<void> {
+  const found = await readPgSchemaVersions(db);
+  try {
+    checkSchemaVersions(found, schemas, { database: "", readonly: options.readonly ?? false });
+  } catch (error) {
+    if (!(error instanceof MigrationError)) throw error;
+    throw new MigrationError(options.database ?? (await databaseLabel(db)), error.scope, error.found, error.latest);
+  }
+}
+
 /**
  * Brings a store's PostgreSQL tables to the latest version, all pending migrations in one
  * transaction under an advisory lock: several instances starting at once take turns, and a
- * failed upgrade leaves the database as it was.
+ * failed upgrade, or a database from a newer release, leaves the database as it was.
  */
 export async function runPgMigrations(
   pool: PgPool,
@@ -18,11 +54,11 @@ export async function runPgMigrations(
   migrations: readonly PgMigration[],
 ): Promise<number> {
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
-  const latest = sorted.at(-1)?.version ?? 0;
   return withPgTransaction(pool, async (client) => {
     // One lock for every pack: they share the bookkeeping tables, and concurrent
     // CREATE TABLE IF NOT EXISTS on one table can fail with a duplicate key.
     await client.query("SELECT pg_advisory_xact_lock(hashtext('toolshed:migrations'))");
+    await checkPgSchemas(client, [{ scope, migrations }]);
     await client.query(`CREATE TABLE IF NOT EXISTS toolshed_migrations (
       scope TEXT NOT NULL,
       version INTEGER NOT NULL,
@@ -36,11 +72,6 @@ export async function runPgMigrations(
           .rows[0].v,
       );
     const found = await current();
-    if (found > latest) {
-      throw new MigrationError(
-        `database has ${scope} schema version ${found}, newer than this release knows (${latest}); upgrade the package or use another database`,
-      );
-    }
     for (const migration of sorted) {
       if (migration.version <= found) continue;
       await client.query(migration.up);

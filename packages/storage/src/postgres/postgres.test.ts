@@ -1,8 +1,8 @@
-import { isToolError } from "@toolshed/errors";
+import { classifyError, isToolError } from "@toolshed/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MigrationError } from "../migrate.js";
-import { PG_IDEMPOTENCY_TABLE_SQL, runIdempotentPg } from "./idempotency.js";
-import { runPgMigrations } from "./migrate.js";
+import { PG_IDEMPOTENCY_INDEX_SQL, PG_IDEMPOTENCY_TABLE_SQL, runIdempotentPg } from "./idempotency.js";
+import { checkPgSchemas, readPgSchemaVersions, runPgMigrations } from "./migrate.js";
 import { withPgTransaction } from "./pool.js";
 import { toPgTsQuery } from "./search.js";
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "./testing.js";
@@ -75,5 +75,116 @@ describe.skipIf(!reachable)("createPgPool", () => {
     } finally {
       await pool.end();
     }
+  });
+});
+
+describe.skipIf(!reachable)("PostgreSQL schema versions and read-only databases", () => {
+  let db: TestSchema;
+  beforeAll(async () => {
+    db = await createTestSchema();
+  });
+  afterAll(() => db.drop());
+
+  const tables = async () =>
+    (
+      await db
+        .pool()
+        .query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [
+          db.schema,
+        ])
+    ).rows.map((r) => r.table_name as string);
+  const items = {
+    scope: "items",
+    migrations: [{ version: 1, name: "items", up: "CREATE TABLE items (id SERIAL PRIMARY KEY)" }],
+  };
+  const others = {
+    scope: "others",
+    migrations: [{ version: 1, name: "others", up: "CREATE TABLE others (id SERIAL PRIMARY KEY)" }],
+  };
+
+  it("a database from a newer release is refused for every store before anything is written", async () => {
+    const pool = db.pool();
+    expect(await readPgSchemaVersions(pool)).toEqual(new Map());
+    await pool.query(
+      "CREATE TABLE toolshed_migrations (scope TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))",
+    );
+    await pool.query("INSERT INTO toolshed_migrations (scope, version, name) VALUES ('others', 99, 'future')");
+    expect(await readPgSchemaVersions(pool)).toEqual(new Map([["others", 99]]));
+    const label = `"${new URL(TEST_DATABASE_URL).pathname.slice(1)}" (schema ${db.schema})`;
+    await expect(checkPgSchemas(pool, [items, others])).rejects.toThrowError(
+      `database ${label} has others schema version 99, newer than this release knows (1); upgrade Toolshed to a release that knows it, or use another database`,
+    );
+    await expect(runPgMigrations(pool, "others", others.migrations)).rejects.toThrowError(MigrationError);
+    expect(await tables()).toEqual(["toolshed_migrations"]);
+  });
+
+  it("read-only: a store whose tables need upgrading is refused, and writes are a clear tool error", async () => {
+    const pool = db.pool();
+    await expect(checkPgSchemas(pool, [items], { readonly: true })).rejects.toThrowError(
+      /has no items tables yet, and a read-only open does not create them; open it once writable to create them$/,
+    );
+    await runPgMigrations(pool, "items", items.migrations);
+    await expect(checkPgSchemas(pool, [items], { readonly: true })).resolves.toBeUndefined();
+    // A standby, or a role whose transactions are read-only.
+    const url = new URL(TEST_DATABASE_URL);
+    url.searchParams.set("options", "-c default_transaction_read_only=on");
+    const { createPgPool } = await import("./pool.js");
+    const readOnly = createPgPool(url.toString(), { schema: db.schema });
+    try {
+      const error = await readOnly.query("INSERT INTO items DEFAULT VALUES").catch((e: unknown) => e);
+      expect(classifyError(error)).toMatchObject({ code: "failed_precondition", retryable: false });
+      expect(classifyError(error)?.message).toMatch(/^the database is read-only, so nothing was changed; /);
+    } finally {
+      await readOnly.end();
+    }
+  });
+
+  it("idempotency keys expire after the retention, and each write prunes a bounded batch of its scope", async () => {
+    const pool = db.pool();
+    await pool.query(PG_IDEMPOTENCY_TABLE_SQL);
+    await pool.query(PG_IDEMPOTENCY_INDEX_SQL);
+    await pool.query("CREATE TABLE IF NOT EXISTS expiring (id SERIAL PRIMARY KEY, name TEXT)");
+    const create = (key: string, name: string, scope = "expiring", retentionMs?: number) =>
+      withPgTransaction(pool, (client) =>
+        runIdempotentPg(
+          client,
+          { scope, key, args: { name }, ...(retentionMs === undefined ? {} : { retentionMs }) },
+          async () => {
+            const row = (await client.query("INSERT INTO expiring (name) VALUES ($1) RETURNING id", [name])).rows[0];
+            return { id: row.id as number };
+          },
+        ),
+      );
+    const age = (hours: number, scope = "expiring") =>
+      pool.query(`UPDATE toolshed_idempotency SET created_at = now() - interval '${hours} hours' WHERE scope = $1`, [
+        scope,
+      ]);
+    const first = await create("k", "a");
+    await age(23);
+    expect(await create("k", "a")).toEqual(first);
+    await expect(create("k", "b")).rejects.toThrowError(/already used with different arguments/);
+    await age(25);
+    const again = await create("k", "a");
+    expect(again.id).not.toBe(first.id);
+    expect(await create("k", "a")).toEqual(again);
+    // A shorter retention from the store's options.
+    await pool.query("UPDATE toolshed_idempotency SET created_at = now() - interval '2 hours' WHERE key = 'k'");
+    expect((await create("k", "b", "expiring", 3_600_000)).id).not.toBe(again.id);
+
+    const keys = async (scope: string) =>
+      (await pool.query("SELECT count(*)::int AS n FROM toolshed_idempotency WHERE scope = $1", [scope])).rows[0].n;
+    await pool.query(
+      "INSERT INTO toolshed_idempotency (scope, key, fingerprint, created_at) SELECT 'expiring', 'old-' || i, 'f', now() - interval '30 hours' FROM generate_series(1, 250) i",
+    );
+    await pool.query(
+      "INSERT INTO toolshed_idempotency (scope, key, fingerprint, created_at) VALUES ('elsewhere', 'o', 'f', now() - interval '30 hours')",
+    );
+    const before = await keys("expiring");
+    await create("live", "x");
+    expect(await keys("expiring")).toBe(before - 100 + 1);
+    await create("live", "x");
+    await create("live", "x");
+    expect(await keys("expiring")).toBe(before - 250 + 1);
+    expect(await keys("elsewhere")).toBe(1);
   });
 });

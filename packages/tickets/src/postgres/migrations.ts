@@ -1,4 +1,4 @@
-import { PG_IDEMPOTENCY_TABLE_SQL, type PgMigration } from "@toolshed/storage/postgres";
+import { PG_IDEMPOTENCY_INDEX_SQL, PG_IDEMPOTENCY_TABLE_SQL, type PgMigration } from "@toolshed/storage/postgres";
 
 // Lower-case Latin letters with diacritics and their bare letters (NFKD without marks), so that
 // "invoicé" finds "invoice" as the SQLite store's remove_diacritics does. Baked into stored
@@ -65,5 +65,10 @@ export const TICKETS_PG_MIGRATIONS: readonly PgMigration[] = [
       ) STORED;
       CREATE INDEX tickets_search ON tickets USING GIN (search);
     `,
+  },
+  {
+    version: 3,
+    name: "expiry of idempotency keys",
+    up: PG_IDEMPOTENCY_INDEX_SQL,
   },
 ];

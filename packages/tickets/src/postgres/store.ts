@@ -1,6 +1,7 @@
 import { InvalidArgumentsError } from "@toolshed/errors";
-import { encodeCursor } from "@toolshed/storage";
+import { checkIdempotencyRetention, encodeCursor } from "@toolshed/storage";
 import {
+  checkPgSchemas,
   createPgPool,
   type PgClient,
   type PgPool,
@@ -54,6 +55,10 @@ export interface PostgresTicketsStoreOptions {
   max?: number;
   /** How long to wait for a connection (default 5000 ms); only when opening by URL. */
   connectionTimeoutMs?: number;
+  /** Check the tables instead of migrating them (they must be current), for read-only roles and standbys. */
+  readonly?: boolean;
+  /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
+  idempotencyRetentionMs?: number;
 }
 
 /** Anything that can run a query: the pool, or a client inside a transaction. */
@@ -80,12 +85,17 @@ export class PostgresTicketsStore implements TicketsStore {
   readonly #pool: PgPool;
   readonly #ownsPool: boolean;
   readonly #now: () => Date;
+  readonly #retentionMs: number;
   #closed = false;
 
-  private constructor(pool: PgPool, ownsPool: boolean, options: PostgresTicketsStoreOptions) {
+  /** This store's tables, for checking a database's versions before any store opens it. */
+  static readonly schema = { scope: MIGRATION_SCOPE, migrations: TICKETS_PG_MIGRATIONS };
+
+  private constructor(pool: PgPool, ownsPool: boolean, options: PostgresTicketsStoreOptions, retentionMs: number) {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.#now = options.now ?? (() => new Date());
+    this.#retentionMs = retentionMs;
   }
 
   /**
@@ -96,6 +106,7 @@ export class PostgresTicketsStore implements TicketsStore {
     target: string | { pool: PgPool },
     options: PostgresTicketsStoreOptions = {},
   ): Promise<PostgresTicketsStore> {
+    const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
     const owned = typeof target === "string";
     const pool = owned
       ? createPgPool(target, {
@@ -106,18 +117,22 @@ export class PostgresTicketsStore implements TicketsStore {
         })
       : target.pool;
     try {
-      if (owned && options.schema !== undefined) {
-        // Instances starting together may race to create it; losing that race is fine.
-        await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`).catch((error: unknown) => {
-          if ((error as { code?: unknown }).code !== "23505") throw error;
-        });
+      if (options.readonly) {
+        await checkPgSchemas(pool, [PostgresTicketsStore.schema], { readonly: true });
+      } else {
+        if (owned && options.schema !== undefined) {
+          // Instances starting together may race to create it; losing that race is fine.
+          await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`).catch((error: unknown) => {
+            if ((error as { code?: unknown }).code !== "23505") throw error;
+          });
+        }
+        await runPgMigrations(pool, MIGRATION_SCOPE, TICKETS_PG_MIGRATIONS);
       }
-      await runPgMigrations(pool, MIGRATION_SCOPE, TICKETS_PG_MIGRATIONS);
     } catch (error) {
       if (owned) await pool.end().catch(() => {});
       throw error;
     }
-    return new PostgresTicketsStore(pool, owned, options);
+    return new PostgresTicketsStore(pool, owned, options, retentionMs);
   }
 
   async searchTickets(query: {
@@ -177,7 +192,7 @@ export class PostgresTicketsStore implements TicketsStore {
   async createTicket(ticket: NewTicket, options: WriteOptions = {}): Promise<CreatedTicket> {
     const args = { title: ticket.title, body: ticket.body, priority: ticket.priority };
     const result = await withPgTransaction(this.#pool, (client) =>
-      runIdempotentPg(client, { scope: "tickets.create_ticket", key: options.idempotencyKey, args }, async () => {
+      runIdempotentPg(client, { ...this.#keys("tickets.create_ticket", options), args }, async () => {
         const { rows } = await client.query<TicketRow>(
           `INSERT INTO tickets (title, body, priority, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
              RETURNING ${TICKET_COLUMNS}`,
@@ -215,7 +230,7 @@ export class PostgresTicketsStore implements TicketsStore {
   async addComment(id: string, body: string, options: WriteOptions = {}): Promise<AddedComment> {
     const args = { ticket_id: id, body };
     const result = await withPgTransaction(this.#pool, (client) =>
-      runIdempotentPg(client, { scope: "tickets.add_ticket_comment", key: options.idempotencyKey, args }, async () => {
+      runIdempotentPg(client, { ...this.#keys("tickets.add_ticket_comment", options), args }, async () => {
         // The row lock keeps comment counts and updated_at in step when comments race.
         const row = await this.#requireTicket(client, id, { lock: true });
         const now = this.#timestamp();
@@ -299,6 +314,11 @@ export class PostgresTicketsStore implements TicketsStore {
 
   #timestamp(): string {
     return this.#now().toISOString();
+  }
+
+  /** Where a write's idempotency key is kept, and how long (the database's clock decides expiry). */
+  #keys(scope: string, options: WriteOptions) {
+    return { scope, key: options.idempotencyKey, retentionMs: this.#retentionMs };
   }
 
   async #commentCount(db: Queryable, num: number): Promise<number> {
