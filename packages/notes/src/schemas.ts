@@ -4,11 +4,12 @@ import type { Note } from "./store.js";
 
 // Shared building blocks; each tool adds its own .describe() so every property says what it is.
 
-export const noteTitle = z.string().trim().min(1).max(NOTE_LIMITS.titleMaxChars);
+// Titles and tags are names: trimmed and in NFC (see names.ts), so one name has one spelling.
+export const noteTitle = z.string().trim().normalize("NFC").min(1).max(NOTE_LIMITS.titleMaxChars);
 
 export const noteBody = z.string().max(NOTE_LIMITS.bodyMaxChars);
 
-export const noteTag = z.string().trim().toLowerCase().min(1).max(NOTE_LIMITS.tagMaxChars);
+export const noteTag = z.string().trim().toLowerCase().normalize("NFC").min(1).max(NOTE_LIMITS.tagMaxChars);
 
 export const noteTags = z.array(noteTag).max(NOTE_LIMITS.tagsPerNote);
 

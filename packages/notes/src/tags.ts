@@ -1,5 +1,5 @@
-/** Tags as stored: trimmed, lowercase, unique, sorted, empty ones dropped. */
+/** Tags as stored: trimmed, lowercase, NFC, unique, sorted, empty ones dropped. */
 export function normalizeTags(tags: readonly string[]): string[] {
-  const clean = tags.map((t) => t.trim().toLowerCase()).filter((t) => t.length > 0);
+  const clean = tags.map((t) => t.trim().toLowerCase().normalize("NFC")).filter((t) => t.length > 0);
   return [...new Set(clean)].sort();
 }

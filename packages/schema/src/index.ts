@@ -60,3 +60,4 @@ export {
   type ToolListing,
   type ToolReturn,
 } from "./tool.js";
+export { decodeUriVariable } from "./uri-text.js";

@@ -65,8 +65,15 @@ export interface FuzzTarget {
   stop(): Promise<void>;
 }
 
-export async function startStdioTarget(db: string, era: Era = "legacy"): Promise<FuzzTarget> {
-  const child = await StdioChild.start(["--db", db, "--demo"]);
+/** A SQLite file, or the flags that open another database (see databases.ts). */
+export type TargetDatabase = string | readonly string[];
+
+function databaseArgs(db: TargetDatabase): readonly string[] {
+  return typeof db === "string" ? ["--db", db] : db;
+}
+
+export async function startStdioTarget(db: TargetDatabase, era: Era = "legacy"): Promise<FuzzTarget> {
+  const child = await StdioChild.start([...databaseArgs(db), "--demo"]);
   return {
     name: "stdio",
     era,
@@ -86,9 +93,9 @@ export async function startStdioTarget(db: string, era: Era = "legacy"): Promise
   };
 }
 
-export async function startHttpTarget(db: string, era: Era = "legacy"): Promise<FuzzTarget> {
+export async function startHttpTarget(db: TargetDatabase, era: Era = "legacy"): Promise<FuzzTarget> {
   // No rate limit: the fuzzer sends thousands of requests a minute from one address.
-  const child = await HttpChild.start(["--db", db, "--demo", "--rate-limit", "0"]);
+  const child = await HttpChild.start([...databaseArgs(db), "--demo", "--rate-limit", "0"]);
   return {
     name: "http",
     era,

@@ -1,4 +1,4 @@
-import { defineResourceTemplate } from "@toolshed/schema";
+import { decodeUriVariable, defineResourceTemplate } from "@toolshed/schema";
 import { z } from "zod";
 import type { CrmDeps } from "../deps.js";
 import { accountNotFound } from "../not-found.js";
@@ -33,7 +33,9 @@ export function accountResource({ backend, call }: CrmDeps) {
         description: `${a.tier} account, ARR $${a.arr}${a.archived ? ", archived" : ""}`,
       }));
     },
-    read: async ({ account_id }, ctx) => {
+    read: async ({ account_id: raw }, ctx) => {
+      // accountUri percent-encodes the id, so the URI's variable is decoded before the look-up.
+      const account_id = decodeUriVariable(raw, "account_id", "account id");
       const account = await call(ctx.signal, (signal) => backend.getAccount(account_id, { signal }));
       if (!account) throw await accountNotFound(backend, call, account_id, ctx.signal);
       return JSON.stringify(account, null, 2);

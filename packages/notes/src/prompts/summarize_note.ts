@@ -12,7 +12,7 @@ export function summarizeNotePrompt(store: NotesStore) {
     title: "Summarize note",
     description: "Ask the model to summarize one note in a few bullet points",
     args: z.object({ title: noteTitle.describe("Exact title of the note to summarize") }),
-    complete: { title: (value) => store.titlesWithPrefix(value, COMPLETIONS) },
+    complete: { title: (value) => store.titlesWithPrefix(value.normalize("NFC"), COMPLETIONS) },
     render: async ({ title }) => {
       const note = await store.getNote(title);
       if (!note) throw await noteNotFound(store, title);

@@ -1,6 +1,6 @@
-import { InvalidArgumentsError } from "@toolshed/errors";
-import { defineResourceTemplate } from "@toolshed/schema";
+import { decodeUriVariable, defineResourceTemplate } from "@toolshed/schema";
 import { z } from "zod";
+import { normalizeNoteTitle } from "../names.js";
 import { noteNotFound } from "../not-found.js";
 import type { NotesStore } from "../store.js";
 
@@ -12,23 +12,9 @@ export function noteUri(title: string): string {
   return `note://${encodeURIComponent(title)}`;
 }
 
+/** The title a URI names: decoded, then normalised as titles are stored. */
 function decodeTitle(raw: string): string {
-  let title: string;
-  try {
-    title = decodeURIComponent(raw);
-  } catch {
-    throw new InvalidArgumentsError(
-      `title in the URI is not valid percent-encoding (got ${JSON.stringify(raw)}); encode it with encodeURIComponent`,
-      [{ path: "title", message: "must be percent-encoded UTF-8" }],
-    );
-  }
-  // Titles never hold a NUL (arguments refuse it); PostgreSQL could not even look one up.
-  if (title.includes("\u0000")) {
-    throw new InvalidArgumentsError(`title in the URI holds a NUL character (%00), which no note title has`, [
-      { path: "title", message: "must not contain the NUL character" },
-    ]);
-  }
-  return title;
+  return normalizeNoteTitle(decodeUriVariable(raw, "title", "note title"));
 }
 
 export function noteResource(store: NotesStore) {
@@ -39,7 +25,7 @@ export function noteResource(store: NotesStore) {
     description: `A note's body as markdown, by its percent-encoded title. resources/list shows the first ${LISTED} notes by title; list_notes pages through all.`,
     mimeType: "text/markdown",
     params: z.object({ title: z.string().min(1).max(2000).describe("Title of the note, percent-encoded") }),
-    complete: { title: (value) => store.titlesWithPrefix(value, COMPLETIONS) },
+    complete: { title: (value) => store.titlesWithPrefix(value.normalize("NFC"), COMPLETIONS) },
     list: async () => {
       const { notes } = await store.listNotes({ limit: LISTED });
       return notes.map((n) => ({ uri: noteUri(n.title), name: n.title }));
