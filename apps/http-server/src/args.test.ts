@@ -16,6 +16,7 @@ describe("parseHttpArgs", () => {
       demo: false,
       sessions: false,
       sessionIdleTimeoutMs: 1_800_000,
+      sessionsPerClient: 100,
       logLevel: "info",
       maxBodyBytes: 1_048_576,
       rateLimit: 600,
@@ -34,6 +35,7 @@ describe("parseHttpArgs", () => {
         "--read-only",
         "--sessions",
         "--session-idle-timeout=90s",
+        "--sessions-per-client=7",
         "--log-level=DEBUG",
         "--tokens-file=/etc/tokens",
         "--jwks-url=https://auth.example/jwks.json",
@@ -57,6 +59,7 @@ describe("parseHttpArgs", () => {
       readOnly: true,
       sessions: true,
       sessionIdleTimeoutMs: 90_000,
+      sessionsPerClient: 7,
       logLevel: "debug",
       tokensFile: "/etc/tokens",
       tokens: "abcdefghijklmnop:tools:read",
@@ -145,6 +148,23 @@ describe("parseHttpArgs", () => {
     [["--redis-prefix", "x"], "--redis-prefix needs --redis-url"],
   ])("%j is refused with a hint, never echoing a password", (argv, message) => {
     expect(() => parse(argv)).toThrow(new HttpConfigError(message));
+  });
+
+  it("an unknown flag lists the flags; a misspelt one gets the one it was meant to be", () => {
+    const unknown = (argv: string[]) => {
+      try {
+        parse(argv);
+      } catch (error) {
+        expect(error).toBeInstanceOf(HttpConfigError);
+        return (error as Error).message;
+      }
+      throw new Error("expected a usage error");
+    };
+    expect(unknown(["--nope"])).toMatch(/^unknown option --nope; the flags are --host, --port, --db, /);
+    expect(unknown(["--sesions"])).toBe("unknown option --sesions; did you mean --sessions?");
+    expect(unknown(["--prot", "8080"])).toBe("unknown option --prot; did you mean --port?");
+    expect(unknown(["--rate-limt=5"])).toBe("unknown option --rate-limt; did you mean --rate-limit?");
+    expect(unknown(["--tokens", "/etc/t"])).toBe("unknown option --tokens; did you mean --tokens-file?");
   });
 
   it("--help and --version need no valid serving config", () => {

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { didYouMean } from "@toolshed/errors";
 import { PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
 import type { LogLevelName } from "@toolshed/server";
 import { HttpConfigError } from "./http-errors.js";
@@ -32,6 +33,8 @@ export interface HttpServerConfig {
   demo: boolean;
   sessions: boolean;
   sessionIdleTimeoutMs: number;
+  /** Sessions one token (or, without auth, one address) may hold; over it its least recently used idle one closes. */
+  sessionsPerClient: number;
   logLevel: LogLevelName;
   tokensFile?: string;
   /** TOOLSHED_TOKENS text: `TOKEN:SCOPES;TOKEN:SCOPES`. */
@@ -86,6 +89,12 @@ export const HTTP_FLAGS = {
     env: "TOOLSHED_SESSION_IDLE_TIMEOUT",
     value: "TIME",
     help: "close sessions idle this long (default 30m)",
+  },
+  "sessions-per-client": {
+    type: "string",
+    env: "TOOLSHED_SESSIONS_PER_CLIENT",
+    value: "N",
+    help: "sessions one token or address may hold (default 100)",
   },
   "log-level": { type: "string", env: "TOOLSHED_LOG_LEVEL", value: "LEVEL", help: LOG_LEVELS.join("|") },
   "tokens-file": {
@@ -190,6 +199,7 @@ export function parseHttpArgs(
     demo: on("demo"),
     sessions: on("sessions"),
     sessionIdleTimeoutMs: parseDuration("--session-idle-timeout", get("session-idle-timeout") ?? "30m"),
+    sessionsPerClient: parseCount("--sessions-per-client", get("sessions-per-client") ?? "100", 1, 1_000_000),
     logLevel: level as LogLevelName,
     maxBodyBytes: parseSize("--max-body", get("max-body") ?? "1m"),
     rateLimit: parseCount("--rate-limit", get("rate-limit") ?? "600", 0, 1_000_000),
@@ -316,8 +326,12 @@ function describeParseError(error: Error & { code?: string }): string {
   const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? "";
   const flag = quoted.split(" ")[0] ?? quoted;
   switch (error.code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown flag ${flag}; the flags are ${FLAG_LIST}`;
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const meant = didYouMean(flag.replace(/^-+/, ""), Object.keys(HTTP_FLAGS));
+      return meant === undefined
+        ? `unknown option ${flag}; the flags are ${FLAG_LIST}`
+        : `unknown option ${flag}; did you mean --${meant}?`;
+    }
     case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
       return `unexpected argument "${quoted}"; values follow their flag, as in --port ${quoted}`;
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {

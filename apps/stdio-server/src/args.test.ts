@@ -116,8 +116,8 @@ describe("parseStdioArgs", () => {
 
   it("usage errors say what was wrong and what would work", () => {
     const flags = "--db, --database-url, --packs, --read-only, --demo, --log-level, --help, --version";
-    expect(usageError(["--nope"])).toBe(`unknown flag --nope; the flags are ${flags}`);
-    expect(usageError(["-x"])).toBe(`unknown flag -x; the flags are ${flags}`);
+    expect(usageError(["--nope"])).toBe(`unknown option --nope; the flags are ${flags}`);
+    expect(usageError(["-x"])).toBe(`unknown option -x; the flags are ${flags}`);
     expect(usageError(["--packs"])).toBe("--packs needs a value, as in --packs LIST");
     expect(usageError(["--log-level", "--demo"])).toBe("--log-level needs a value, as in --log-level LEVEL");
     expect(usageError(["--read-only=1"])).toBe("--read-only takes no value; pass --read-only alone to turn it on");
@@ -130,6 +130,16 @@ describe("parseStdioArgs", () => {
     expect(usageError([], { TOOLSHED_READ_ONLY: "sure" })).toBe(
       'TOOLSHED_READ_ONLY="sure" is not a switch; use 1 or true to turn it on, 0 or false to turn it off',
     );
+  });
+
+  it("a misspelt flag gets the one it was meant to be", () => {
+    expect(usageError(["--dmeo"])).toBe("unknown option --dmeo; did you mean --demo?");
+    expect(usageError(["--read-onyl"])).toBe("unknown option --read-onyl; did you mean --read-only?");
+    expect(usageError(["--databse-url", "postgres://db/t"])).toBe(
+      "unknown option --databse-url; did you mean --database-url?",
+    );
+    expect(usageError(["--log=debug"])).toBe("unknown option --log; did you mean --log-level?");
+    expect(usageError(["--DB", "/x.db"])).toBe("unknown option --DB; did you mean --db?");
   });
 
   it("every usage error is one line", () => {

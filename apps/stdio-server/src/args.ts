@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { didYouMean } from "@toolshed/errors";
 import { checkDatabaseUrl, PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
 import type { LogLevelName } from "@toolshed/server";
 
@@ -120,8 +121,12 @@ function describeParseError(error: Error & { code?: string }): string {
   const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? "";
   const flag = quoted.split(" ")[0] ?? quoted;
   switch (error.code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown flag ${flag}; the flags are ${FLAG_LIST}`;
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const meant = didYouMean(flag.replace(/^-+/, ""), Object.keys(STDIO_FLAGS));
+      return meant === undefined
+        ? `unknown option ${flag}; the flags are ${FLAG_LIST}`
+        : `unknown option ${flag}; did you mean --${meant}?`;
+    }
     case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
       return `unexpected argument "${quoted}"; ${BIN_NAME} takes only flags: ${FLAG_LIST}`;
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {

@@ -21,7 +21,14 @@ async function expectUsageError(args: string[], line: string | RegExp, env?: Rec
 
 describe("flags and values that cannot work: one line on stderr, exit 2", () => {
   it("an unknown flag", async () => {
-    await expectUsageError(["--bogus"], `toolshed-stdio: unknown flag --bogus; the flags are ${FLAGS}`);
+    await expectUsageError(["--bogus"], `toolshed-stdio: unknown option --bogus; the flags are ${FLAGS}`);
+  });
+
+  it("a misspelt flag: did you mean", async () => {
+    await expectUsageError(
+      ["--demo", "--raed-only"],
+      "toolshed-stdio: unknown option --raed-only; did you mean --read-only?",
+    );
   });
 
   it("a flag without its value", async () => {

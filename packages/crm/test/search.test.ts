@@ -118,7 +118,7 @@ describe("crm_search_accounts", () => {
     const edited = await crm.call("crm_search_accounts", { query: "com", limit: 2, cursor: cursor.slice(0, -6) });
     expect(edited.isError).toBe(true);
     expect(text(edited)).toBe(
-      "Error executing tool crm_search_accounts: cursor is not valid; pass next_cursor from the previous page unchanged, or omit it",
+      "Invalid arguments for tool crm_search_accounts:\ncursor is not valid; pass next_cursor from the previous page unchanged, or omit it",
     );
     expect(errorMeta(edited)).toEqual({
       kind: "validation",
@@ -128,7 +128,7 @@ describe("crm_search_accounts", () => {
     });
     const other = await crm.call("crm_search_accounts", { query: "com", tier: "growth", limit: 2, cursor });
     expect(text(other)).toBe(
-      "Error executing tool crm_search_accounts: cursor belongs to another search; pass next_cursor only with the same query and filters, or omit it",
+      "Invalid arguments for tool crm_search_accounts:\ncursor belongs to another search; pass next_cursor only with the same query and filters, or omit it",
     );
     expect(errorMeta(other)?.code).toBe("invalid_arguments");
   });

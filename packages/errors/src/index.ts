@@ -33,7 +33,7 @@ export {
   toolErrorResult,
   toToolErrorResult,
 } from "./results.js";
-export { closestMatches } from "./suggest.js";
+export { closestMatches, didYouMean } from "./suggest.js";
 export {
   CancelledError,
   ConflictError,

@@ -126,16 +126,35 @@ describe("toolErrorResult / toToolErrorResult with tool errors", () => {
     expect(metaOf(result)).toStrictEqual({ kind: "tool", code: "unavailable", retryable: true, ref: "0badc0de" });
   });
 
-  it("C6/C9: an InvalidArgumentsError is kind validation with its issues", () => {
+  it("C6/C9: an InvalidArgumentsError is kind validation with its issues, and C6's text", () => {
     const issues = [{ path: "due", message: "must be after start (got 2020-01-01)" }];
     const result = toolErrorResult("create_event", new InvalidArgumentsError("due is before start", issues));
     expect(result).toStrictEqual({
-      content: [{ type: "text", text: "Error executing tool create_event: due is before start" }],
+      content: [{ type: "text", text: "Invalid arguments for tool create_event:\ndue is before start" }],
       isError: true,
       _meta: {
         "toolshed.dev/error": { kind: "validation", code: "invalid_arguments", retryable: false, issues },
       },
     });
+  });
+
+  it("C6: every validation-class error has C6's text: a ToolError with code invalid_arguments, a foreign copy, a ref", () => {
+    const coded = toolErrorResult("t", new ToolError("limit is too big", { code: "invalid_arguments" }));
+    expect(textOf(coded)).toBe("Invalid arguments for tool t:\nlimit is too big");
+    expect(metaOf(coded)).toStrictEqual({ kind: "validation", code: "invalid_arguments", retryable: false });
+    const foreign = {
+      [Symbol.for("toolshed.dev/ToolError")]: true,
+      message: "cursor is not valid",
+      code: "invalid_arguments",
+      kind: "validation",
+      retryable: false,
+    };
+    expect(textOf(toToolErrorResult(foreign, "list_notes"))).toBe(
+      "Invalid arguments for tool list_notes:\ncursor is not valid",
+    );
+    expect(textOf(toolErrorResult("t", new InvalidArgumentsError("bad"), "0badc0de"))).toBe(
+      "Invalid arguments for tool t:\nbad (ref 0badc0de)",
+    );
   });
 
   it("C9: an InvalidArgumentsError without issues has no issues key", () => {

@@ -56,15 +56,24 @@ export function invalidArgumentsResult(toolName: string, issues: ValidationIssue
   });
 }
 
-/** C8/C9: a tool error whose message reaches the model. */
+/**
+ * C8/C9: a tool error whose message reaches the model. A validation-class one (an
+ * InvalidArgumentsError, or any code invalid_arguments) reads as C6, whoever found the problem.
+ */
 export function toolErrorResult(toolName: string, error: ToolError, ref?: string): ErrorToolResult {
-  const info: ErrorInfo = { kind: error.kind, code: error.code, retryable: error.retryable };
+  const validation = error.kind === "validation" || error.code === ErrorCode.invalid_arguments;
+  const info: ErrorInfo = {
+    kind: validation ? "validation" : error.kind,
+    code: error.code,
+    retryable: error.retryable,
+  };
   if (error.retryAfterMs !== undefined) info.retryAfterMs = error.retryAfterMs;
   if (ref !== undefined) info.ref = ref;
   const issues = (error as { issues?: ValidationIssue[] }).issues;
-  if (error.kind === "validation" && Array.isArray(issues) && issues.length > 0) info.issues = issues;
+  if (validation && Array.isArray(issues) && issues.length > 0) info.issues = issues;
   const suffix = ref === undefined ? "" : ` (ref ${ref})`;
-  return errorResult(`Error executing tool ${toolName}: ${error.message}${suffix}`, info);
+  const head = validation ? `Invalid arguments for tool ${toolName}:\n` : `Error executing tool ${toolName}: `;
+  return errorResult(`${head}${error.message}${suffix}`, info);
 }
 
 /**

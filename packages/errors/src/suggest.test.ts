@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { closestMatches } from "./suggest.js";
+import { closestMatches, didYouMean } from "./suggest.js";
 
 describe("closestMatches (C8 hints: for long lists, the closest matches)", () => {
   it("C8: names that contain the input come before closer edit-distance matches", () => {
@@ -82,5 +82,31 @@ describe("closestMatches (C8 hints: for long lists, the closest matches)", () =>
   // substring bonus for every non-empty input and is suggested first ("Closest titles: , groceries").
   it("C8: an empty candidate name does not outrank a one-typo match", () => {
     expect(closestMatches("grocries", ["", "groceries"])[0]).toBe("groceries");
+  });
+});
+
+describe("didYouMean (one suggestion for a misspelt name)", () => {
+  const flags = ["host", "port", "db", "sessions", "session-idle-timeout", "sessions-per-client", "read-only", "help"];
+
+  it("names the candidate a typo was meant to be: a letter missing, extra, swapped or changed", () => {
+    expect(didYouMean("sesions", flags)).toBe("sessions");
+    expect(didYouMean("sessionss", flags)).toBe("sessions");
+    expect(didYouMean("prot", flags)).toBe("port");
+    expect(didYouMean("hots", flags)).toBe("host");
+    expect(didYouMean("SESSIONS", flags)).toBe("sessions");
+  });
+
+  it("names the candidate an input begins, from three characters on", () => {
+    expect(didYouMean("read", flags)).toBe("read-only");
+    expect(didYouMean("session-idle", flags)).toBe("session-idle-timeout");
+  });
+
+  it("says nothing when no candidate is close: no guess from a letter or an unrelated word", () => {
+    expect(didYouMean("x", flags)).toBeUndefined();
+    expect(didYouMean("bogus", flags)).toBeUndefined();
+    expect(didYouMean("nope", flags)).toBeUndefined();
+    expect(didYouMean("re", flags)).toBeUndefined();
+    expect(didYouMean("", flags)).toBeUndefined();
+    expect(didYouMean("sessions", [])).toBeUndefined();
   });
 });

@@ -212,6 +212,7 @@ describe("public entry point", () => {
         "batchToolResult",
         "classifyError",
         "closestMatches",
+        "didYouMean",
         "formatIssue",
         "invalidArgumentsResult",
         "isBatchResult",

@@ -188,7 +188,7 @@ describe("search_notes", () => {
   it("a query with no words is a hint, and an empty one a validation error", async () => {
     const result = await h.call("search_notes", { query: "*** --" });
     expect(text(result)).toBe(
-      'Error executing tool search_notes: query "*** --" has no words to search for; use letters or digits (operators and punctuation are ignored), or browse with list_notes',
+      'Invalid arguments for tool search_notes:\nquery "*** --" has no words to search for; use letters or digits (operators and punctuation are ignored), or browse with list_notes',
     );
     expect(errorMeta(result)).toEqual({
       kind: "validation",
@@ -256,13 +256,13 @@ describe("list_notes", () => {
   it("a bad cursor or one from another tag's list is a hint (invalid_arguments)", async () => {
     const bad = await h.call("list_notes", { cursor: "not-a-cursor" });
     expect(text(bad)).toBe(
-      "Error executing tool list_notes: cursor is not valid; pass next_cursor from the previous page unchanged, or omit it",
+      "Invalid arguments for tool list_notes:\ncursor is not valid; pass next_cursor from the previous page unchanged, or omit it",
     );
     expect(errorMeta(bad)).toMatchObject({ kind: "validation", code: "invalid_arguments", retryable: false });
     const page = (await h.call("list_notes", { tag: "home", limit: 1 })).structuredContent as { next_cursor: string };
     const other = await h.call("list_notes", { tag: "shopping", cursor: page.next_cursor });
     expect(text(other)).toBe(
-      "Error executing tool list_notes: cursor belongs to list_notes with tag 'home'; pass tag 'home' with this cursor, or omit the cursor to start over",
+      "Invalid arguments for tool list_notes:\ncursor belongs to list_notes with tag 'home'; pass tag 'home' with this cursor, or omit the cursor to start over",
     );
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { diffContracts, type PublishedContract } from "./diff.js";
+import type { JsonSchema } from "./json-schema.js";
 import { defineTool } from "./tool.js";
 
 function contract(...tools: ReturnType<typeof defineTool>[]): PublishedContract {
@@ -94,6 +95,27 @@ describe("diffContracts", () => {
     const added = variant(base.input, z.object({ count: z.number(), ids: z.array(z.string()), next: z.string() }));
     expect(diffContracts(contract(base), contract(added))).toEqual([
       { kind: "additive", at: "tool search_tickets output.next", message: "field added" },
+    ]);
+  });
+
+  it("dropping the ±(2^53-1) bounds Zod gave every integer is no change; dropping a real bound still is", () => {
+    const safe = { type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+    const tool = (version: JsonSchema, count: JsonSchema) => ({
+      name: "get_note",
+      inputSchema: { type: "object", properties: { version }, required: ["version"] },
+      outputSchema: { type: "object", properties: { count }, required: ["count"] },
+    });
+    const before = { tools: [tool({ ...safe, minimum: 1 }, safe)] };
+    const after = { tools: [tool({ type: "integer", minimum: 1 }, { type: "integer" })] };
+    expect(diffContracts(before, after)).toEqual([]);
+    const looser = { tools: [tool({ type: "integer" }, { type: "integer" })] };
+    expect(diffContracts(after, looser)).toEqual([
+      { kind: "additive", at: "tool get_note input.version", message: "minimum lowered (removed)" },
+    ]);
+    // An output that may now be any integer where it was bounded by 100 is still breaking.
+    const capped = { tools: [tool({ type: "integer", minimum: 1 }, { type: "integer", maximum: 100 })] };
+    expect(diffContracts(capped, after)).toEqual([
+      { kind: "breaking", at: "tool get_note output.count", message: "maximum raised (removed)" },
     ]);
   });
 

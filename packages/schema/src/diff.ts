@@ -31,6 +31,21 @@ function typesOf(schema: JsonSchema): string[] | undefined {
 }
 
 /**
+ * A bound of a schema. The safe-integer range Zod gives every integer (published before Toolshed
+ * dropped it) counts as none: the values it allows are the same either way.
+ */
+function bound(schema: JsonSchema, key: (typeof LOWER)[number] | (typeof UPPER)[number]): number | undefined {
+  const value = schema[key] as number | undefined;
+  if (schema.type !== "integer") return value;
+  if (
+    (key === "minimum" && value === Number.MIN_SAFE_INTEGER) ||
+    (key === "maximum" && value === Number.MAX_SAFE_INTEGER)
+  )
+    return undefined;
+  return value;
+}
+
+/**
  * Classifies how a schema changed. For input, anything the old schema accepted that the new one
  * rejects is breaking; for output, anything a client could rely on that is gone or different is.
  */
@@ -59,16 +74,16 @@ function diffSchema(before: JsonSchema, after: JsonSchema, side: Side, at: strin
     add("breaking", "now only accepts listed values");
   }
   for (const key of LOWER) {
-    const b = before[key] as number | undefined;
-    const a = after[key] as number | undefined;
+    const b = bound(before, key);
+    const a = bound(after, key);
     if (a !== undefined && (b === undefined || a > b))
       add(side === "input" ? "breaking" : "additive", `${key} raised to ${a}`);
     else if (b !== undefined && (a === undefined || a < b))
       add(side === "input" ? "additive" : "breaking", `${key} lowered${a === undefined ? " (removed)" : ` to ${a}`}`);
   }
   for (const key of UPPER) {
-    const b = before[key] as number | undefined;
-    const a = after[key] as number | undefined;
+    const b = bound(before, key);
+    const a = bound(after, key);
     if (a !== undefined && (b === undefined || a < b))
       add(side === "input" ? "breaking" : "additive", `${key} lowered to ${a}`);
     else if (b !== undefined && (a === undefined || a > b))

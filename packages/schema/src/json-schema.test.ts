@@ -152,12 +152,7 @@ describe("published input schema (C5)", () => {
         type: "object",
         properties: {
           name: { type: "string", description: "Tag name" },
-          weight: {
-            type: "integer",
-            minimum: Number.MIN_SAFE_INTEGER,
-            maximum: Number.MAX_SAFE_INTEGER,
-            description: "Weight",
-          },
+          weight: { type: "integer", description: "Weight" },
         },
         required: ["name"],
         additionalProperties: false,
@@ -312,6 +307,62 @@ describe("published input schema (C5)", () => {
       required: ["a", "n"],
       additionalProperties: false,
     });
+  });
+});
+
+describe("integer bounds (C5)", () => {
+  const SAFE = String(Number.MAX_SAFE_INTEGER);
+
+  it("drops the ±(2^53-1) bounds Zod gives every integer, in input and output, at any depth", () => {
+    const schema = z.object({
+      count: z.number().int().describe("A count"),
+      page: z.int().min(1).describe("Page, from 1"),
+      below: z.number().int().max(-5).describe("At most -5"),
+      maybe: z.number().int().nullable().describe("A count or null"),
+      many: z.array(z.number().int()).describe("Counts"),
+      nested: z.object({ n: z.number().int().nonnegative().describe("N") }).describe("Nested"),
+    });
+    for (const io of ["input", "output"] as const) {
+      const published = toPortableJsonSchema(schema, io);
+      expect(JSON.stringify(published)).not.toContain(SAFE);
+      const p = published.properties as Record<string, JsonSchema>;
+      expect(p.count).toEqual({ type: "integer", description: "A count" });
+      expect(p.page).toEqual({ type: "integer", minimum: 1, description: "Page, from 1" });
+      expect(p.below).toEqual({ type: "integer", maximum: -5, description: "At most -5" });
+      expect(p.maybe).toEqual({ anyOf: [{ type: "integer" }, { type: "null" }], description: "A count or null" });
+      expect(p.many).toEqual({ type: "array", items: { type: "integer" }, description: "Counts" });
+      expect(((p.nested as JsonSchema).properties as Record<string, JsonSchema>).n).toEqual({
+        type: "integer",
+        minimum: 0,
+        description: "N",
+      });
+    }
+    expect(toPortableJsonSchema(z.number().int(), "output")).toEqual({ type: "integer" });
+  });
+
+  it("keeps real bounds: int32, a number's bound of 2^53-1, and bounds an author wrote", () => {
+    const p = toPortableJsonSchema(
+      z.object({
+        small: z.int32().describe("32-bit"),
+        big: z.number().max(Number.MAX_SAFE_INTEGER).describe("A number"),
+        limit: z.number().int().min(1).max(50).describe("1-50"),
+      }),
+      "input",
+    ).properties as Record<string, JsonSchema>;
+    expect(p.small).toEqual({ type: "integer", minimum: -2147483648, maximum: 2147483647, description: "32-bit" });
+    expect(p.big).toEqual({ type: "number", maximum: Number.MAX_SAFE_INTEGER, description: "A number" });
+    expect(p.limit).toEqual({ type: "integer", minimum: 1, maximum: 50, description: "1-50" });
+  });
+
+  it("still refuses what Zod refuses: an unsafe integer is invalid though the bound is not published", () => {
+    const tool = defineTool({
+      name: "count",
+      description: "Counts",
+      input: z.object({ n: z.number().int().describe("N") }),
+      handler: ({ n }) => n,
+    });
+    expect(tool.parseArguments({ n: 2 ** 53 }).success).toBe(false);
+    expect(tool.parseArguments({ n: 2 ** 52 }).success).toBe(true);
   });
 });
 

@@ -81,6 +81,12 @@ function clean(node: unknown, io: "input" | "output", at: string): unknown {
     delete out.type;
     out.anyOf = types.map((type) => ({ type }));
   }
+  // Zod gives every integer the safe range as bounds; they tell a model nothing and cost tokens
+  // (Zod still refuses unsafe integers). Bounds an author set are kept.
+  if (out.type === "integer") {
+    if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum;
+    if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
+  }
   if (io === "input" && out.type === "object" && out.additionalProperties === undefined && out.properties) {
     out.additionalProperties = false;
   }

@@ -155,8 +155,11 @@ function registerTool(binding: Binding, tool: AnyTool): void {
       );
     } catch (error) {
       // The McpServer turns anything a tool callback throws into a bare text result; a state the
-      // client changed or an answer of the wrong shape stays a classified, non-retryable error.
-      if (error instanceof JsonRpcError) return toolErrorResult(tool.name, new InvalidArgumentsError(error.message));
+      // client changed or an answer of the wrong shape stays a classified, non-retryable error
+      // with C6's text (which already says "Invalid arguments", so not "Invalid params" again).
+      if (error instanceof JsonRpcError) {
+        return toolErrorResult(tool.name, new InvalidArgumentsError(error.message.replace(/^Invalid params: /, "")));
+      }
       throw error;
     }
   };

@@ -6,8 +6,8 @@ import {
   ElicitResultSchema,
   ListRootsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ToolError } from "@toolshed/errors";
-import type { AnyTool, Logger, Pack, RequestContext, TextFormat } from "@toolshed/schema";
+import { invalidArgumentsResult, ToolError } from "@toolshed/errors";
+import type { AnyTool, JsonSchema, Logger, Pack, RequestContext, TextFormat } from "@toolshed/schema";
 import { z } from "zod";
 import { attachPackV2, isV2McpServer, type V2McpServer } from "./attach-v2.js";
 import { createLogger } from "./logger.js";
@@ -61,12 +61,13 @@ function context(
 }
 
 /**
- * Mounts a pack on an existing SDK `McpServer`. Handlers keep C1-C4 and C7-C11 (structured
- * results, checked output, tool errors, masking, retry classes, batches). What the McpServer
- * owns stays the SDK's: published input schemas and invalid-argument texts (C5, C6), and unknown
- * tools answered as isError results instead of JSON-RPC -32602 (C12). On an SDK v2 McpServer
- * (`@modelcontextprotocol/server`) the pack also keeps C5 and C6, and its questions to the client
- * work in both protocol eras (attach-v2.ts). Use `createServer` for the whole contract.
+ * Mounts a pack on an existing SDK `McpServer`. Tools keep C1-C4 and C6-C11 (structured
+ * results, checked output, invalid-argument hints, tool errors, masking, retry classes, batches),
+ * and publish createServer's schemas with the SDK's draft-07 `$schema` key (C5). What the
+ * McpServer owns stays the SDK's: unknown tools answered as isError results instead of JSON-RPC
+ * -32602 (C12). On an SDK v2 McpServer (`@modelcontextprotocol/server`) schemas are published
+ * exactly as by createServer, and the pack's questions to the client work in both protocol eras
+ * (attach-v2.ts). Use `createServer` for the whole contract.
  */
 export function attachPack(mcpServer: McpServer | V2McpServer, pack: Pack, options: AttachPackOptions = {}): void {
   if (isV2McpServer(mcpServer)) {
@@ -170,19 +171,36 @@ function requireClientCapability(
   }
 }
 
+/**
+ * A Zod object that accepts any arguments and publishes the given JSON Schema: the tool checks
+ * its arguments itself, so invalid ones get C6's hints and class instead of the SDK's text, and
+ * the published schema is createServer's (C5) plus the SDK's draft-07 `$schema`.
+ */
+function publishedAs(schema: JsonSchema): z.ZodType {
+  const accepting = z.looseObject({});
+  // Zod's hook for a schema's own JSON Schema; a copy, as the SDK's conversion adds `$schema` to it.
+  accepting._zod.toJSONSchema = () => structuredClone(schema);
+  return accepting;
+}
+
 function registerTool(mcpServer: McpServer, tool: AnyTool, logger: Logger, options: AttachPackOptions): void {
-  const outputSchema =
-    tool.output === undefined ? undefined : tool.wrapsOutput ? z.object({ result: tool.output }) : tool.output;
-  const config: Record<string, unknown> = { description: tool.description, inputSchema: tool.input };
-  if (tool.title !== undefined) config.title = tool.title;
-  if (outputSchema !== undefined) config.outputSchema = outputSchema;
-  if (Object.keys(tool.annotations).length > 0) config.annotations = tool.annotations;
+  const { listing } = tool;
+  const config: Record<string, unknown> = {
+    description: listing.description,
+    inputSchema: publishedAs(listing.inputSchema),
+  };
+  if (listing.title !== undefined) config.title = listing.title;
+  // Already wrapped as {result} for non-object output (C2); runTool checks it (C3).
+  if (listing.outputSchema !== undefined) config.outputSchema = publishedAs(listing.outputSchema);
+  if (listing.annotations !== undefined) config.annotations = listing.annotations;
   const callback = async (args: unknown, rawExtra: unknown): Promise<CallToolResult> => {
+    const parsed = tool.parseArguments(args ?? {});
+    if (!parsed.success) return invalidArgumentsResult(tool.name, parsed.issues);
     const extra = rawExtra as SdkExtra;
     const token = extra._meta?.progressToken;
     return runTool(
       tool,
-      args,
+      parsed.data,
       {
         ...context(extra, logger, mcpServer, options.onResourceUpdated),
         progress: async (done, total, message) => {

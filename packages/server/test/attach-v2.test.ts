@@ -19,7 +19,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AttachPackOptions, attachPack, connectInMemory, createServer } from "../src/index.js";
 import { captureLogger, crmPack, FakeCrm, miscPack, notesPack } from "./fixtures.js";
-import { ContextProbe, contextPack, docsPack, META, promptsPack, TICKET_IDS, text } from "./more-fixtures.js";
+import {
+  ContextProbe,
+  contextPack,
+  docsPack,
+  META,
+  PAGE,
+  promptsPack,
+  refusingPack,
+  TICKET_IDS,
+  TRIP,
+  TRIP_META,
+  text,
+} from "./more-fixtures.js";
 
 const crm = new FakeCrm();
 const logs = captureLogger();
@@ -63,7 +75,16 @@ const askingPack = definePack({
 });
 
 // Packs are made once; v2 makes a McpServer per request, and the same packs go on each of them.
-const packs = [notesPack, crmPack(crm), miscPack, docsPack, promptsPack, contextPack(new ContextProbe()), askingPack];
+const packs = [
+  notesPack,
+  crmPack(crm),
+  miscPack,
+  docsPack,
+  promptsPack,
+  contextPack(new ContextProbe()),
+  askingPack,
+  refusingPack,
+];
 
 function v2Server(options: AttachPackOptions = {}): McpServer {
   const server = new McpServer({ name: "v2-own", version: "1.0.0" }, { capabilities: { logging: {} } });
@@ -246,6 +267,13 @@ describe.each(["modern", "legacy"] as const)("attachPack on a v2 McpServer, %s e
       'Invalid arguments for tool crm_search_accounts:\nquery: must be at least 2 characters (got 1)\ntier: must be one of "startup", "growth", "enterprise" (got "huge")',
     );
     expect(text(await call(client(), "get_note"))).toMatch(/^Invalid arguments for tool get_note:\ntitle: /);
+  });
+
+  it("C6: a handler's InvalidArgumentsError or invalid_arguments ToolError has the same text and class", async () => {
+    const trip = await call(client(), "plan_trip", { from: "Oslo", to: "Oslo" });
+    expect(trip).toMatchObject({ content: [{ type: "text", text: TRIP }], isError: true });
+    expect(trip._meta?.[META]).toEqual(TRIP_META);
+    expect(text(await call(client(), "next_page", { cursor: "x" }))).toBe(PAGE);
   });
 
   it("C7: a throwing handler is masked; no secret on the wire; logged with the ref", async () => {
@@ -503,11 +531,21 @@ describe("questions to the client, 2026-07-28 (multi round-trip over HTTP)", () 
     const tampered = await retry(`x${first.requestState}`);
     expect(tampered.isError).toBe(true);
     expect(text(tampered)).toBe(
-      "Error executing tool two_questions: Invalid params: requestState was not issued by this server or was changed; send the request again without requestState and inputResponses to start over",
+      "Invalid arguments for tool two_questions:\nrequestState was not issued by this server or was changed; send the request again without requestState and inputResponses to start over",
     );
     expect(tampered._meta?.[META]).toEqual({ kind: "validation", code: "invalid_arguments", retryable: false });
     // Bound to the arguments it was made for.
-    expect(text(await retry(first.requestState, { prefix: "<" }))).toContain("belongs to another request");
+    expect(text(await retry(first.requestState, { prefix: "<" }))).toMatch(
+      /^Invalid arguments for tool two_questions:\nrequestState belongs to another request/,
+    );
+    const wrongShape = (await manual.callTool(
+      { name: "two_questions", arguments: { prefix: ">" }, inputResponses: { colour: { action: "maybe" } } } as never,
+      { allowInputRequired: true },
+    )) as CallToolResult;
+    expect(text(wrongShape)).toMatch(
+      /^Invalid arguments for tool two_questions:\ninputResponses\["colour"\] is not a valid elicitation\/create result/,
+    );
+    expect(wrongShape._meta?.[META]).toEqual({ kind: "validation", code: "invalid_arguments", retryable: false });
   });
 
   it("a state made for one caller is refused for another (bound to the token's client id)", async () => {

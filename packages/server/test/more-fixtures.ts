@@ -350,3 +350,48 @@ export function stdioPipes() {
     },
   };
 }
+
+/** Tools whose handlers find what the schema cannot: a validation-class ToolError. */
+export const refusingPack = definePack({
+  name: "refusing",
+  tools: [
+    defineTool({
+      name: "plan_trip",
+      description: "Plans a trip between two different cities.",
+      input: z.object({
+        from: z.string().describe("City to leave from"),
+        to: z.string().describe("City to go to"),
+      }),
+      output: z.object({ route: z.string() }),
+      handler: ({ from, to }) => {
+        if (from === to) {
+          throw new InvalidArgumentsError(`to "${to}" is the same as from; choose another city`, [
+            { path: "to", message: "must differ from from" },
+          ]);
+        }
+        return { route: `${from}-${to}` };
+      },
+    }),
+    defineTool({
+      name: "next_page",
+      description: "Reads the page a cursor points at.",
+      input: z.object({ cursor: z.string().describe("next_cursor of the previous page") }),
+      handler: () => {
+        throw new ToolError("cursor is not valid; pass next_cursor unchanged, or omit it", {
+          code: "invalid_arguments",
+        });
+      },
+    }),
+  ],
+});
+
+/** What the client sees of refusingPack's validation errors (C6). */
+export const TRIP = 'Invalid arguments for tool plan_trip:\nto "Oslo" is the same as from; choose another city';
+export const TRIP_META = {
+  kind: "validation",
+  code: "invalid_arguments",
+  retryable: false,
+  issues: [{ path: "to", message: "must differ from from" }],
+};
+export const PAGE =
+  "Invalid arguments for tool next_page:\ncursor is not valid; pass next_cursor unchanged, or omit it";

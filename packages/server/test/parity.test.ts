@@ -139,15 +139,17 @@ describe("null for an optional argument", () => {
     expect(result._meta?.[META]).toMatchObject({ kind: "validation", code: "invalid_arguments", retryable: false });
   });
 
-  it("attachPack on an SDK 1.x McpServer leaves validation to the SDK, which refuses tier: null", async () => {
+  it("attachPack on an SDK 1.x McpServer validates with parseArguments too: tier: null is tier left out", async () => {
     const seen: unknown[] = [];
     const mcp = new McpServer({ name: "attached", version: "1.0.0" });
     attachPack(mcp, definePack({ name: "crm", tools: [searchAccounts(seen)] }), { logger: captureLogger().logger });
     const client = await connectTo(mcp);
     const result = await call(client, "crm_search_accounts", { query: "acme", tier: null });
-    expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/^MCP error -32602: Input validation error/);
-    expect(seen).toEqual([]);
+    expect(result.isError).toBeFalsy();
+    expect(seen).toEqual([{ query: "acme", min_arr: 0 }]);
+    expect(text(await call(client, "crm_search_accounts", { query: null }))).toBe(
+      "Invalid arguments for tool crm_search_accounts:\nquery: is required and must be a string (got null)",
+    );
   });
 });
 

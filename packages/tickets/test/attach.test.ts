@@ -83,10 +83,11 @@ describe("the pack on a plain SDK McpServer (attachPack)", () => {
     expect(errorMeta(missing)).toEqual({ kind: "tool", code: "not_found", retryable: false });
     const unresolved = await call(client, "update_ticket_status", { id: "T-1001", status: "closed" });
     expect(unresolved.isError).toBe(true);
-    // On a plain McpServer the SDK validates arguments and words the error; the refine still runs.
+    // On a plain McpServer too, the refine's problem is a C6 hint with its class.
     expect(text(unresolved)).toBe(
-      'MCP error -32602: Input validation error: Invalid arguments for tool update_ticket_status: is required when status is "closed" at resolution',
+      'Invalid arguments for tool update_ticket_status:\nresolution: is required when status is "closed"',
     );
+    expect(errorMeta(unresolved)).toMatchObject({ kind: "validation", code: "invalid_arguments" });
   });
 
   it("serves the ticket resource, its completion and the triage prompt", async () => {

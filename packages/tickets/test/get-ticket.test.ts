@@ -79,7 +79,7 @@ describe("get_ticket", () => {
     );
     const badCursor = await call(h.client, "get_ticket", { id: "T-1001", comments_cursor: "abc" });
     expect(text(badCursor)).toBe(
-      "Error executing tool get_ticket: comments_cursor is not valid; pass next_comments_cursor from the previous get_ticket call for T-1001 unchanged, or omit it for the latest comments",
+      "Invalid arguments for tool get_ticket:\ncomments_cursor is not valid; pass next_comments_cursor from the previous get_ticket call for T-1001 unchanged, or omit it for the latest comments",
     );
     expect(errorMeta(badCursor)).toEqual({
       kind: "validation",
