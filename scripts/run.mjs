@@ -2,8 +2,10 @@
 // Entry point for the root npm scripts. It needs only Node 20 and npm: pnpm comes through npx.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { constants as osConstants } from "node:os";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { INSPECTOR, inspectorNodeNote, inspectorNodeOk } from "./inspector.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["-y", "pnpm@12.4.2"];
@@ -78,57 +80,91 @@ function test(extra) {
   process.exit(counts.failed > 0 ? 1 : status);
 }
 
-/** The value of `--name VALUE` or `--name=VALUE` in args, if given. */
-function flag(args, name) {
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === `--${name}`) return args[i + 1];
-    if (args[i]?.startsWith(`--${name}=`)) return args[i].slice(name.length + 3);
+// The main job: the HTTP server with all three packs on ./.toolshed/demo.db, seeded with demo data.
+// "Serving" is printed only once the server process started here says so over its IPC channel (a
+// port that answers may belong to another program); signals reach it, and npm start exits after it.
+async function serve(args) {
+  const entry = join(root, "apps/http-server/dist/index.js");
+  if (!existsSync(entry)) {
+    process.stderr.write("npm start: apps/http-server is not built; run npm run build (npm start builds it).\n");
+    process.exit(1);
   }
-  return undefined;
+  const db = join(root, ".toolshed/demo.db");
+  const child = spawn(process.execPath, [join(root, "scripts/start-server.mjs"), "--db", db, "--demo", ...args], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  let signalled = 0;
+  const stop = (signal) => {
+    signalled += 1;
+    // The first asks for a graceful stop (calls in flight finish); a second means now.
+    child.kill(signalled > 1 ? "SIGKILL" : signal);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => stop(signal));
+  // Killing the npm process ends the shell npm runs this script in, but no signal reaches this
+  // process: it is only left with a new parent. Take that as a hangup.
+  const parent = process.ppid;
+  const orphaned = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(orphaned);
+    stop("SIGHUP");
+  }, 250);
+  orphaned.unref();
+  let failure;
+  let serving = false;
+  child.on("message", (message) => {
+    if (message?.type === "failed") failure = String(message.message);
+    if (message?.type === "listening" && !serving) {
+      serving = true;
+      process.stdout.write(servingText(message));
+    }
+  });
+  // "close" comes after the last message from the channel, "exit" may come before it.
+  const [code, signal] = await new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (...result) => resolve(result));
+  });
+  if (failure !== undefined) {
+    process.stderr.write(
+      `\nnpm start: toolshed-http could not start: ${failure}\n` +
+        "Flags after -- reach the server, for example: npm start -- --port 4000 (npm start -- --help lists them).\n",
+    );
+  } else if (signal) {
+    process.stderr.write(`\nnpm start: toolshed-http was killed by ${signal}\n`);
+  } else if (code !== 0 && signalled === 0) {
+    process.stderr.write(`\nnpm start: toolshed-http exited with code ${code}\n`);
+  }
+  process.exit(code ?? 128 + (osConstants.signals[signal] ?? 0));
 }
 
-// The main job: the HTTP server with all three packs on ./.toolshed/demo.db, seeded with demo data.
-async function start(args) {
-  const cli = join(root, "apps/http-server/dist/cli.js");
-  const child = spawn(process.execPath, [cli, "--db", join(root, ".toolshed/demo.db"), "--demo", ...args], {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-  const host = flag(args, "host") ?? "127.0.0.1";
-  const port = flag(args, "port") ?? "3000";
-  const shown = host.includes(":") ? `[${host}]` : host;
-  const base = `http://${shown === "0.0.0.0" ? "127.0.0.1" : shown}:${port}`;
-  let exited = false;
-  const done = new Promise((resolve) =>
-    child.on("exit", (code, signal) => {
-      exited = true;
-      resolve(code ?? (signal ? 0 : 1));
-    }),
-  );
-  for (let i = 0; i < 600 && !exited; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) {
-        process.stdout.write(
-          [
-            "",
-            `Toolshed is serving notes, tickets and crm (demo data in .toolshed/demo.db) at ${base}/mcp`,
-            "Try it with the MCP Inspector:",
-            `  npx -y @modelcontextprotocol/inspector@2.12.0 --cli ${base}/mcp --transport http --method tools/list`,
-            `  npx -y @modelcontextprotocol/inspector@2.12.0 --cli ${base}/mcp --transport http --method tools/call --tool-name get_note --tool-arg title=groceries`,
-            "or open the Inspector UI (npx -y @modelcontextprotocol/inspector@2.12.0) and connect to that URL with Streamable HTTP.",
-            "Stop with Ctrl+C.",
-            "",
-          ].join("\n"),
-        );
-        break;
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  process.exit(await done);
+/** "notes, tickets and crm" */
+function listed(names) {
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : (names[0] ?? "no packs");
+}
+
+/** What a user sees once the server listens: where, and how to try it. */
+function servingText({ url, pid, packs, database }) {
+  const shown = new URL(url);
+  // A wildcard address is where the server listens, not one to connect to.
+  if (shown.hostname === "0.0.0.0") shown.hostname = "127.0.0.1";
+  if (shown.hostname === "[::]") shown.hostname = "[::1]";
+  const mcp = shown.href;
+  const inspector = `npx -y ${INSPECTOR.spec}`;
+  return [
+    "",
+    `Toolshed is serving ${listed(packs)} (demo data in ${database.startsWith(root) ? relative(root, database) : database}) at ${mcp} (pid ${pid})`,
+    "Try it with the MCP Inspector:",
+    `  ${inspector} --cli ${mcp} --transport http --method tools/list`,
+    ...(packs.includes("notes")
+      ? [
+          `  ${inspector} --cli ${mcp} --transport http --method tools/call --tool-name get_note --tool-arg title=groceries`,
+        ]
+      : []),
+    `or open the Inspector UI (${inspector}) and connect to that URL with Streamable HTTP.`,
+    ...(inspectorNodeOk() ? [] : [inspectorNodeNote()]),
+    "Stop with Ctrl+C.",
+    "",
+  ].join("\n");
 }
 
 const [command = "test", ...rest] = process.argv.slice(2);
@@ -157,9 +193,20 @@ switch (command) {
   case "start":
     install();
     build();
-    await start(rest);
+    await serve(rest);
+    break;
+  case "pack-local":
+    install();
+    build();
+    must("pack", process.execPath, [join(root, "scripts/pack.mjs"), ...rest]);
+    break;
+  case "serve":
+    // What start runs after install and build.
+    await serve(rest);
     break;
   default:
-    process.stderr.write(`Unknown command "${command}". Use one of: start, test, build, typecheck, lint, bench.\n`);
+    process.stderr.write(
+      `Unknown command "${command}". Use one of: start, serve, test, build, typecheck, lint, bench, pack-local.\n`,
+    );
     process.exit(2);
 }

@@ -22,6 +22,8 @@ export default defineConfig([
     noExternal: [/^(?!(better-sqlite3|pg|pg-native)(\/|$))/],
     splitting: true,
     // Bundled CommonJS modules (ajv, pino) call require() for Node built-ins.
-    banner: { js: 'import { createRequire as __toolshedRequire } from "node:module";\nconst require = __toolshedRequire(import.meta.url);' },
+    banner: {
+      js: 'import { createRequire as __toolshedRequire } from "node:module";\nconst require = __toolshedRequire(import.meta.url);',
+    },
   },
 ]);

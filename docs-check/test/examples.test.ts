@@ -195,6 +195,46 @@ describe("docs/examples", () => {
     expect(prompt).toContain("Hooli (acc_1005)");
   });
 
+  it("resources-prompts.ts", async () => {
+    const ex = await load("resources-prompts.ts");
+    expect((ex.listed as { resources: Array<{ uri: string }> }).resources.map((r) => r.uri)).toEqual([
+      "recipes://index",
+      "recipe://pancakes",
+      "recipe://omelette",
+    ]);
+    expect(ex.index).toEqual({
+      contents: [{ uri: "recipes://index", mimeType: "text/plain", text: "pancakes\nomelette" }],
+    });
+    expect(ex.pancakes).toEqual({
+      contents: [{ uri: "recipe://pancakes", mimeType: "text/plain", text: "flour, milk, eggs" }],
+    });
+    expect((ex.completed as { completion: { values: string[] } }).completion.values).toEqual(["omelette"]);
+    const messages = (ex.prompt as { messages: Array<{ role: string; content: { text: string } }> }).messages;
+    expect(messages).toEqual([
+      {
+        role: "user",
+        content: {
+          type: "text",
+          text: "Write a shopping list for pancakes for 4 people. Ingredients for two: flour, milk, eggs.",
+        },
+      },
+    ]);
+    expect(ex.tooMany).toMatchObject({ code: -32602 });
+    expect((ex.tooMany as Error).message).toBe(
+      "MCP error -32602: Invalid arguments for prompt shopping_list:\nservings: must be at most 12 (got 40)",
+    );
+    expect(ex.missing).toMatchObject({ code: -32002 });
+    expect(String((ex.missing as Error).message)).toContain("No recipe 'waffles'. Known titles: pancakes, omelette");
+    // attachPack on a plain SDK 1.x McpServer serves the same resources and prompts.
+    expect(ex.viaSdk).toEqual({
+      contents: [{ uri: "recipe://omelette", mimeType: "text/plain", text: "eggs, butter" }],
+    });
+    const sdkPrompt = (ex.promptViaSdk as { messages: Array<{ content: { text: string } }> }).messages[0];
+    expect(sdkPrompt?.content.text).toBe(
+      "Write a shopping list for omelette for 2 people. Ingredients for two: eggs, butter.",
+    );
+  });
+
   it("http-server.ts", async () => {
     const ex = await load("http-server.ts");
     expect(ex.status).toBe(401);

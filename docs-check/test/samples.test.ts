@@ -24,9 +24,10 @@ export const RUNNABLE = [
   "pack-tickets.ts",
   "pack-crm.ts",
   "http-server.ts",
+  "resources-prompts.ts",
 ];
 const COMPILE_ONLY: Record<string, string> = {
-  "stdio-main.ts": "it serves on this process's stdin/stdout until they close",
+  "stdio-main.ts": "it serves on this process's stdin/stdout until they close; stdio-main.test.ts runs it as a process",
 };
 
 // README ts blocks that are not example files, and the package test that checks each one.

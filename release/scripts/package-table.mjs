@@ -1,15 +1,21 @@
 #!/usr/bin/env node
 // @ts-check
-// Writes docs/packages.md: each published package's packed size (tarball bytes, unpacked bytes) and
-// its install footprint (`du -sk node_modules` of a fresh npm project that installs that package
-// alone, from its tarball, with the tarballs it depends on and its required peers).
-// Usage: node release/scripts/package-table.mjs [--jobs N]   (after `npm run build`)
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+// Writes docs/packages.md, after `npm run build`:
+//   node release/scripts/package-table.mjs                          the tarball sizes (seconds, no network)
+//   node release/scripts/package-table.mjs --footprint [--jobs N]   also the install footprints: a fresh
+//     npm project per package, installed from the tarballs and the registry (minutes: better-sqlite3
+//     compiles from source)
+// The sizes depend only on our sources, and release/test/package-table.test.ts checks them; the
+// footprint depends on the registry and the machine, so without --footprint it is kept as it was.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createNpmProject, footprintKiB, npmInstallAsync } from "./lib/npm-project.mjs";
-import { mustRun, packAll, unpackedBytes } from "./lib/pack.mjs";
+import { mustRun, packAll } from "./lib/pack.mjs";
+import { FOOTPRINT_HEADING, renderSizes, SIZES_HEADING, sizeRows } from "./lib/package-table.mjs";
 import { externalPeers, internalClosure, publishedPackages, ROOT } from "./lib/workspace.mjs";
+
+const FILE = join(ROOT, "docs", "packages.md");
 
 /** @param {number} n */
 const grouped = (n) => n.toLocaleString("en-US");
@@ -30,12 +36,8 @@ async function measureInstall(name, tarballs) {
   }
 }
 
-const jobsAt = process.argv.indexOf("--jobs");
-// better-sqlite3 compiles from source: on 2 cores, two installs at a time is the useful most.
-const jobs = Math.max(1, Number(jobsAt > 0 ? process.argv[jobsAt + 1] : 2) || 1);
-const dest = mkdtempSync(join(tmpdir(), "toolshed-table-"));
-try {
-  const tarballs = packAll(dest);
+/** @param {Map<string, string>} tarballs @param {number} jobs */
+async function footprintSection(tarballs, jobs) {
   const packages = publishedPackages();
   /** @type {Map<string, { kib: number, peers: string[] }>} */
   const installs = new Map();
@@ -48,34 +50,66 @@ try {
     }
   };
   await Promise.all(Array.from({ length: jobs }, worker));
-
-  const rows = packages.map((pkg) => {
-    const tarball = /** @type {string} */ (tarballs.get(pkg.name));
-    const install = installs.get(pkg.name);
-    const peers = install?.peers.length ? install.peers.map((p) => `\`${p}\``).join(", ") : "none";
-    const mib = ((install?.kib ?? 0) / 1024).toFixed(1);
-    return `| \`${pkg.name}\` | ${grouped(statSync(tarball).size)} | ${grouped(unpackedBytes(tarball))} | ${grouped(install?.kib ?? 0)} (${mib} MiB) | ${peers} |`;
-  });
   const npm = mustRun("npm", ["--version"]).trim();
+  return [
+    FOOTPRINT_HEADING,
+    "",
+    `Measured ${new Date().toISOString().slice(0, 10)} with Node ${process.version} and npm ${npm} on ${process.platform}-${process.arch}`,
+    "(`--footprint`; not checked by the tests, since third-party versions come from the registry on the day):",
+    "`du -sk node_modules` after `npm install --no-audit --no-fund` in an empty project outside the",
+    "workspace that installs the package alone (its tarball, the `@toolshed/*` tarballs it depends on, and",
+    "its required peers at the versions the workspace tests), in KiB. better-sqlite3 compiles from source",
+    "when no prebuilt binary is reachable; its build folder counts.",
+    "",
+    "| package | install footprint (KiB) | peers installed with it |",
+    "|---|---:|---|",
+    ...packages.map((pkg) => {
+      const install = installs.get(pkg.name);
+      const kib = install?.kib ?? 0;
+      const peers = install?.peers.length ? install.peers.map((p) => `\`${p}\``).join(", ") : "none";
+      return `| \`${pkg.name}\` | ${grouped(kib)} (${(kib / 1024).toFixed(1)} MiB) | ${peers} |`;
+    }),
+    "",
+  ].join("\n");
+}
+
+const args = process.argv.slice(2);
+const jobsAt = args.indexOf("--jobs");
+// better-sqlite3 compiles from source: on 2 cores, two installs at a time is the useful most.
+const jobs = Math.max(1, Number(jobsAt >= 0 ? args[jobsAt + 1] : 2) || 1);
+const dest = mkdtempSync(join(tmpdir(), "toolshed-table-"));
+try {
+  const tarballs = packAll(dest);
+  const sizes = renderSizes(sizeRows(tarballs, publishedPackages()));
+  const before = existsSync(FILE) ? readFileSync(FILE, "utf8") : "";
+  const kept = before.includes(FOOTPRINT_HEADING) ? `${FOOTPRINT_HEADING}${before.split(FOOTPRINT_HEADING)[1]}` : "";
+  const footprint = args.includes("--footprint")
+    ? await footprintSection(tarballs, jobs)
+    : kept || `${FOOTPRINT_HEADING}\n\nNot measured yet: run \`node release/scripts/package-table.mjs --footprint\`.\n`;
   const text = [
     "# Package sizes",
     "",
     "Generated by `node release/scripts/package-table.mjs` after `npm run build`; do not edit by hand.",
-    `Measured ${new Date().toISOString().slice(0, 10)} with Node ${process.version} and npm ${npm} on ${process.platform}-${process.arch}.`,
     "",
-    "- **tarball**: the `.tgz` that `pnpm pack` makes (what `pnpm publish` uploads), in bytes.",
-    "- **unpacked**: the bytes of the files in that tarball.",
-    "- **install footprint**: `du -sk node_modules` after `npm install --no-audit --no-fund` in an empty",
-    "  project outside the workspace that installs the package alone (its tarball, the `@toolshed/*`",
-    "  tarballs it depends on, and its required peers at the versions the workspace tests), in KiB.",
-    "  better-sqlite3 compiles from source when no prebuilt binary is reachable; its build folder counts.",
+    SIZES_HEADING,
     "",
-    "| package | tarball (bytes) | unpacked (bytes) | install footprint (KiB) | peers installed with it |",
-    "|---|---:|---:|---:|---|",
-    ...rows,
+    "What `pnpm pack` makes of each public package (what `pnpm publish` uploads). These figures depend",
+    "only on this repository's sources, and `release/test/package-table.test.ts` fails when they are out",
+    "of date.",
+    "",
+    "- **files**, **unpacked**: the files in the tarball and their bytes (npm's `unpackedSize`).",
+    "- **tarball**: the `.tgz` in bytes (gzip output can differ by a few bytes between zlib builds).",
+    "- **with its `@toolshed/*` dependencies**: the unpacked bytes of this package and of every",
+    "  `@toolshed/*` package it installs.",
+    "- **other packages it pulls in**: its and those packages' dependencies from the registry, and",
+    "  required peers to install next to it.",
+    "",
+    sizes,
+    "",
+    footprint.trimEnd(),
     "",
   ].join("\n");
-  writeFileSync(join(ROOT, "docs", "packages.md"), text);
+  writeFileSync(FILE, text);
   process.stderr.write(`wrote docs/packages.md\n\n${text}`);
 } finally {
   rmSync(dest, { recursive: true, force: true });

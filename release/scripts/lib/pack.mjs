@@ -59,18 +59,33 @@ export function packAll(dest) {
  * @returns {number}
  */
 export function unpackedBytes(tarball) {
+  return unpackedStats(tarball).bytes;
+}
+
+/**
+ * How many files a tarball holds, and their bytes once unpacked (what npm calls unpackedSize).
+ * @param {string} tarball
+ * @returns {{ files: number, bytes: number }}
+ */
+export function unpackedStats(tarball) {
   const dir = mkdtempSync(join(tmpdir(), "toolshed-unpack-"));
   try {
     mustRun("tar", ["-xzf", tarball, "-C", dir]);
-    return sizeOf(dir);
+    return statsOf(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** @param {string} path @returns {number} */
-function sizeOf(path) {
+/** @param {string} path @returns {{ files: number, bytes: number }} */
+function statsOf(path) {
   const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.size;
-  return readdirSync(path).reduce((sum, name) => sum + sizeOf(join(path, name)), 0);
+  if (!stat.isDirectory()) return { files: 1, bytes: stat.size };
+  return readdirSync(path).reduce(
+    (sum, name) => {
+      const inner = statsOf(join(path, name));
+      return { files: sum.files + inner.files, bytes: sum.bytes + inner.bytes };
+    },
+    { files: 0, bytes: 0 },
+  );
 }
