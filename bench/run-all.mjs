@@ -172,7 +172,8 @@ async function main() {
       failures.push(...results.stdio.failures);
     }
     if (options.only.includes("inprocess")) {
-      const warmup = Math.ceil(options.inprocessCalls / 5);
+      // A full round of warm-up: with less, the JIT was still settling and rounds differed by 2x.
+      const warmup = options.inprocessCalls;
       results.inp = await runInProcessBench({
         db,
         rounds: Math.max(2, options.rounds),

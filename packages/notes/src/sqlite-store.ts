@@ -1,13 +1,13 @@
 import { ConflictError, InvalidArgumentsError } from "@toolshed/errors";
 import {
+  checkIdempotencyRetention,
   decodeCursor,
   encodeCursor,
   escapeLike,
   type FtsSearchPhase,
-  openSqlite,
+  openSqliteStore,
   planFtsSearch,
   runIdempotent,
-  runMigrations,
   type SqliteDatabase,
 } from "@toolshed/storage";
 import { NOTES_MIGRATIONS, NOTES_SCOPE } from "./migrations.js";
@@ -19,6 +19,13 @@ export interface SqliteNotesStoreOptions {
   busyTimeoutMs?: number;
   /** Clock for created_at and updated_at; tests pass a fixed one. */
   now?: () => Date;
+  /**
+   * Open an existing file without writing to it (no WAL switch, no migrations; its tables must be
+   * current). Writes fail with a `failed_precondition` tool error.
+   */
+  readonly?: boolean;
+  /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
+  idempotencyRetentionMs?: number;
 }
 
 const prepare = (db: SqliteDatabase, sql: string) => db.prepare<unknown[]>(sql);
@@ -42,6 +49,9 @@ interface SummaryRow {
 
 // Tags of one note as a JSON array, sorted; used as a column so a page is one query.
 const TAGS_COLUMN = `(SELECT json_group_array(tag) FROM (SELECT tag FROM note_tags WHERE note_id = n.id ORDER BY tag)) AS tags`;
+// Built once: the statement cache is keyed by the text, and get_note is the hottest read.
+const GET_NOTE_SQL = `SELECT n.id, n.title, n.body, n.version, n.created_at, n.updated_at, ${TAGS_COLUMN}
+  FROM notes n WHERE n.title = ?`;
 const IDEMPOTENCY_SCOPE = "notes.create_note";
 const MAX_PAGE = 100;
 
@@ -96,23 +106,30 @@ const HITS_BETWEEN_SQL = `SELECT ${HIT_COLUMNS} FROM notes_fts JOIN notes n ON n
 export class SqliteNotesStore implements NotesStore {
   readonly #db: SqliteDatabase;
   readonly #now: () => Date;
+  readonly #retentionMs: number;
   readonly #statements = new Map<string, Statement>();
 
-  private constructor(db: SqliteDatabase, now: () => Date) {
+  /** This store's tables, for checking a database's versions before any store opens it. */
+  static readonly schema = { scope: NOTES_SCOPE, migrations: NOTES_MIGRATIONS };
+
+  private constructor(db: SqliteDatabase, now: () => Date, retentionMs: number) {
     this.#db = db;
     this.#now = now;
+    this.#retentionMs = retentionMs;
   }
 
-  /** Opens (creating or upgrading in place) a notes database at a file path, or `:memory:`. */
+  /**
+   * Opens (creating or upgrading in place) a notes database at a file path, or `:memory:`. A file
+   * from a newer release is refused before anything is written to it.
+   */
   static open(path: string, options: SqliteNotesStoreOptions = {}): SqliteNotesStore {
-    const db = openSqlite(path, { busyTimeoutMs: options.busyTimeoutMs });
-    try {
-      runMigrations(db, NOTES_SCOPE, NOTES_MIGRATIONS);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-    return new SqliteNotesStore(db, options.now ?? (() => new Date()));
+    const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
+    const db = openSqliteStore(path, {
+      schema: SqliteNotesStore.schema,
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+      readonly: options.readonly ?? false,
+    });
+    return new SqliteNotesStore(db, options.now ?? (() => new Date()), retentionMs);
   }
 
   async getNote(title: string): Promise<Note | undefined> {
@@ -120,8 +137,7 @@ export class SqliteNotesStore implements NotesStore {
   }
 
   #getNow(title: string): Note | undefined {
-    const row = this.#sql(`SELECT n.id, n.title, n.body, n.version, n.created_at, n.updated_at, ${TAGS_COLUMN}
-        FROM notes n WHERE n.title = ?`).get(title) as NoteRow | undefined;
+    const row = this.#sql(GET_NOTE_SQL).get(title) as NoteRow | undefined;
     return row && toNote(row);
   }
 
@@ -179,7 +195,9 @@ export class SqliteNotesStore implements NotesStore {
   async createNote(note: NewNote, options: { idempotencyKey?: string } = {}): Promise<Note> {
     const tags = normalizeTags(note.tags ?? []);
     const args = { title: note.title, body: note.body, tags };
-    return runIdempotent(this.#db, { scope: IDEMPOTENCY_SCOPE, key: options.idempotencyKey, args }, () => {
+    // Keys expire by the wall clock, not the store's clock (which tests pin).
+    const request = { scope: IDEMPOTENCY_SCOPE, key: options.idempotencyKey, args, retentionMs: this.#retentionMs };
+    return runIdempotent(this.#db, request, () => {
       if (this.#sql("SELECT 1 FROM notes WHERE title = ?").get(note.title)) {
         throw new ConflictError(`A note titled '${note.title}' already exists; use update_note to change it`);
       }

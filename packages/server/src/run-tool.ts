@@ -46,15 +46,7 @@ export async function runTool(
 ): Promise<CallToolResult> {
   if (clientSignal?.aborted) return abortedResult(tool.name, clientAbortReason(clientSignal));
   const call = new Call();
-  // The handler's signal is made only when it asks for it: most calls never do, and an
-  // AbortController costs more than a small call.
-  const ctx: ToolContext = {
-    ...base,
-    toolName: tool.name,
-    get signal() {
-      return call.signal;
-    },
-  };
+  const ctx = new CallContext(base, tool.name, call) as unknown as ToolContext;
   let value: unknown;
   try {
     value = tool.handler(args, ctx);
@@ -108,6 +100,30 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 // A transport may abort with a tool error of its own (say, a shutdown deadline); keep it.
 function clientAbortReason(signal: CancelSignal): unknown {
   return isToolError(signal.reason) ? signal.reason : new CancelledError("the call was cancelled by the client");
+}
+
+/**
+ * A handler's context: the request's fields as own properties, its tool's name, and a signal
+ * made only when the handler reads it (most never do, and an AbortController costs more than a
+ * small call). A class, not an object literal with a spread and a getter: that literal cost
+ * several microseconds a call (docs/benchmarks.md, in-process).
+ */
+class CallContext {
+  readonly toolName: string;
+  readonly #call: Call;
+
+  constructor(base: Omit<ToolContext, "signal" | "toolName">, toolName: string, call: Call) {
+    Object.assign(this, base);
+    this.toolName = toolName;
+    this.#call = call;
+  }
+
+  get signal(): AbortSignal {
+    return this.#call.signal;
+  }
+
+  // A base that carries a signal of its own (attachPack passes the SDK's) does not replace the call's.
+  set signal(_ignored: AbortSignal) {}
 }
 
 /** One running call: why it was stopped, if it was, and the signal its handler sees. */

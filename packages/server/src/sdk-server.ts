@@ -1,6 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { RequestContext } from "@toolshed/schema";
 import { z } from "zod";
 import type { CallScope, LegacyConnection, ProtocolCore } from "./core.js";
@@ -10,7 +11,23 @@ import type { Params } from "./params.js";
 // Permissive request schemas: the SDK's own would turn a malformed request into a -32603 ZodError
 // dump; these let the core answer -32602 with a hint instead (C12). Only method and params
 // are kept (the core reads nothing else).
-const requestOf = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() });
+// One schema per method for the process, not per connection: each is about 5 KB, which made
+// about 70 KB of every HTTP session.
+const requestSchemas = new Map<string, z.ZodType>();
+const requestOf = (method: string) => {
+  let schema = requestSchemas.get(method);
+  if (!schema) {
+    schema = z.object({ method: z.literal(method), params: z.unknown().optional() });
+    requestSchemas.set(method, schema);
+  }
+  return schema;
+};
+// The SDK builds an Ajv instance per Server unless given one (about 20 KB a session).
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+const validator = () => {
+  sharedValidator ??= new AjvJsonSchemaValidator();
+  return sharedValidator;
+};
 
 /** The pieces of the SDK's request "extra" the core uses. */
 interface Extra {
@@ -20,6 +37,47 @@ interface Extra {
   sessionId?: string;
   sendNotification: (n: { method: string; params?: Params }) => Promise<void>;
   sendRequest: <T>(r: { method: string; params?: Params }, schema: z.ZodType<T>) => Promise<T>;
+}
+
+/** What lasts as long as the connection: its log level and resource subscriptions. */
+interface ConnectionState {
+  readonly server: Server;
+  logLevel: LoggingLevel | undefined;
+  readonly subscriptions: Set<string>;
+}
+
+/**
+ * The connection as one request sees it. A class, not an object literal with a getter and a
+ * setter: such a literal made per request cost about a microsecond of every call.
+ */
+class SdkConnection implements LegacyConnection {
+  readonly #state: ConnectionState;
+  readonly #extra: Extra;
+
+  constructor(state: ConnectionState, extra: Extra) {
+    this.#state = state;
+    this.#extra = extra;
+  }
+
+  clientCapabilities() {
+    return this.#state.server.getClientCapabilities();
+  }
+
+  request<T>(method: string, params: Params | undefined, schema: z.ZodType<T>): Promise<T> {
+    return this.#extra.sendRequest(params === undefined ? { method } : { method, params }, schema);
+  }
+
+  get logLevel(): LoggingLevel | undefined {
+    return this.#state.logLevel;
+  }
+
+  set logLevel(level: LoggingLevel | undefined) {
+    this.#state.logLevel = level;
+  }
+
+  get subscriptions(): Set<string> {
+    return this.#state.subscriptions;
+  }
 }
 
 export interface SdkServerOptions {
@@ -41,30 +99,19 @@ export function createSdkServer(core: ProtocolCore): Server {
   if (info.title !== undefined) serverInfo.title = info.title;
   const server = new Server(serverInfo, {
     capabilities: core.capabilities("legacy", true),
+    jsonSchemaValidator: validator(),
     ...(info.instructions === undefined ? {} : { instructions: info.instructions }),
   });
   const logger = core.runtime.logger;
-  const subscriptions = new Set<string>();
-  let logLevel: LoggingLevel | undefined;
+  const state: ConnectionState = { server, logLevel: undefined, subscriptions: new Set<string>() };
+  const subscriptions = state.subscriptions;
 
   const scopeOf = (extra: Extra): CallScope => {
-    const connection: LegacyConnection = {
-      clientCapabilities: () => server.getClientCapabilities(),
-      request: (method, params, schema) =>
-        extra.sendRequest(params === undefined ? { method } : { method, params }, schema),
-      get logLevel() {
-        return logLevel;
-      },
-      set logLevel(level) {
-        logLevel = level;
-      },
-      subscriptions,
-    };
     const scope: CallScope = {
       signal: extra.signal,
       logger,
       notify: (n) => extra.sendNotification(n),
-      connection,
+      connection: new SdkConnection(state, extra),
     };
     if (extra.authInfo) scope.authInfo = extra.authInfo;
     if (extra.sessionId) scope.sessionId = extra.sessionId;
