@@ -55,9 +55,16 @@ export class HttpChild {
     });
   }
 
-  static async start(args: readonly string[]): Promise<HttpChild> {
+  /** `options.env` replaces the environment; `uid` and `gid` start it as another user. */
+  static async start(
+    args: readonly string[],
+    options: { env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {},
+  ): Promise<HttpChild> {
     const child = spawn(process.execPath, [HTTP_CLI, "--port", "0", "--log-level", "info", ...args], {
+      env: options.env ?? process.env,
       stdio: ["pipe", "pipe", "pipe"],
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+      ...(options.gid === undefined ? {} : { gid: options.gid }),
     });
     const stderr = { text: "" };
     const url = await new Promise<string>((resolve, reject) => {
