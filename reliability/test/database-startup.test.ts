@@ -9,6 +9,7 @@ import { openPacks, redactDatabaseUrl } from "@toolshed/packs";
 import { openSqlite } from "@toolshed/storage";
 import { createPgPool, createTestSchema, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_WRITES } from "../../packages/packs/test/demo-writes.js";
 import { postgresReachable } from "./support/databases.js";
 import { HttpChild } from "./support/http-child.js";
 import { HTTP_CLI, STDIO_CLI } from "./support/paths.js";
@@ -177,18 +178,6 @@ async function demoDatabase(): Promise<{ dir: string; file: string }> {
   await (await openPacks({ db: file, demo: true })).close();
   return { dir, file };
 }
-
-/** Every write tool of the three packs, with arguments that work on a writable demo database. */
-const WRITES = [
-  ["create_note", { title: "new note", body: "x" }],
-  ["update_note", { title: "groceries", body: "bread" }],
-  ["delete_note", { title: "groceries" }],
-  ["create_ticket", { title: "Printer on fire", body: "Smoke", priority: "high" }],
-  ["update_ticket_status", { id: "T-1001", status: "closed", resolution: "Done" }],
-  ["add_ticket_comment", { id: "T-1001", body: "Looking" }],
-  ["crm_create_account", { name: "Brand New Co", tier: "startup", arr: 1 }],
-  ["crm_bulk_update_tier", { account_ids: ["acc_1001"], new_tier: "startup" }],
-] as const;
 
 describe.each([stdio, http])("$name", ({ expectRefused, serve, otherCanRun }) => {
   describe("a database written by a newer release", () => {
@@ -375,7 +364,7 @@ describe.each([stdio, http])("$name", ({ expectRefused, serve, otherCanRun }) =>
       for (let i = 0; i < 50 && (await read()).isError; i++) await new Promise((r) => setTimeout(r, 100));
       expect((await read()).structuredContent).toMatchObject({ title: "groceries" });
 
-      for (const [name, args] of WRITES) {
+      for (const [name, args] of DEMO_WRITES) {
         const result = await client.callTool({ name, arguments: args });
         expect(result.isError, name).toBe(true);
         expect(result._meta?.["toolshed.dev/error"], name).toMatchObject({

@@ -7,6 +7,7 @@ import { connectInMemory, createLogger, createServer } from "@toolshed/server";
 import { openSqlite } from "@toolshed/storage";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPacks, PackConfigError } from "../src/index.js";
+import { DEMO_WRITES } from "./demo-writes.js";
 
 let dir: string;
 beforeEach(() => {
@@ -16,18 +17,6 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 const snapshot = (file: string) => ({ sha: sha256(file), files: readdirSync(dir).sort() });
-
-/** Every write tool of the three packs, with arguments that would succeed on a writable store. */
-const WRITES: Array<[string, Record<string, unknown>]> = [
-  ["create_note", { title: "new note", body: "x" }],
-  ["update_note", { title: "groceries", body: "bread" }],
-  ["delete_note", { title: "groceries" }],
-  ["create_ticket", { title: "Printer on fire", body: "Smoke", priority: "high" }],
-  ["update_ticket_status", { id: "T-1001", status: "closed", resolution: "Done" }],
-  ["add_ticket_comment", { id: "T-1001", body: "Looking" }],
-  ["crm_create_account", { name: "Brand New Co", tier: "startup", arr: 1 }],
-  ["crm_bulk_update_tier", { account_ids: ["acc_1001"], new_tier: "startup" }],
-];
 
 async function serve(opened: Awaited<ReturnType<typeof openPacks>>) {
   const server = createServer({
@@ -124,7 +113,7 @@ describe("readOnly", () => {
     const { client, close } = await serve(opened);
     const note = await client.callTool({ name: "get_note", arguments: { title: "groceries" } });
     expect(note.structuredContent).toMatchObject({ title: "groceries" });
-    for (const [name, args] of WRITES) {
+    for (const [name, args] of DEMO_WRITES) {
       const result = await client.callTool({ name, arguments: args });
       expect(result.isError, name).toBe(true);
       expect(result._meta?.["toolshed.dev/error"], name).toMatchObject({

@@ -2,6 +2,7 @@ import { connectInMemory, createLogger, createServer } from "@toolshed/server";
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseConnectError, openPacks, PackConfigError, redactDatabaseUrl } from "../src/index.js";
+import { DEMO_WRITES } from "./demo-writes.js";
 
 const reachable = await pgReachable();
 if (!reachable) process.stderr.write(`PostgreSQL tests SKIPPED: ${TEST_DATABASE_URL} is not reachable\n`);
@@ -123,16 +124,7 @@ describe.skipIf(!reachable)("openPacks on PostgreSQL: versions and read-only dat
     const client = await connectInMemory(server);
     const note = await client.callTool({ name: "get_note", arguments: { title: "groceries" } });
     expect(note.structuredContent).toMatchObject({ title: "groceries" });
-    for (const [name, args] of [
-      ["create_note", { title: "new note", body: "x" }],
-      ["update_note", { title: "groceries", body: "bread" }],
-      ["delete_note", { title: "groceries" }],
-      ["create_ticket", { title: "Printer on fire", body: "Smoke", priority: "high" }],
-      ["update_ticket_status", { id: "T-1001", status: "closed", resolution: "Done" }],
-      ["add_ticket_comment", { id: "T-1001", body: "Looking" }],
-      ["crm_create_account", { name: "Brand New Co", tier: "startup", arr: 1 }],
-      ["crm_bulk_update_tier", { account_ids: ["acc_1001"], new_tier: "startup" }],
-    ] as const) {
+    for (const [name, args] of DEMO_WRITES) {
       const result = await client.callTool({ name, arguments: args });
       expect(result.isError, name).toBe(true);
       expect(result._meta?.["toolshed.dev/error"], name).toMatchObject({

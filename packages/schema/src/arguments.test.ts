@@ -4,6 +4,19 @@ import { z } from "zod";
 import { parseArguments, unknownKeyIssues } from "./arguments.js";
 import { defineTool } from "./tool.js";
 
+/** The seed's crm_search_accounts input: optional fields, a default, and a cross-field refine. */
+const seedAccountsInput = z
+  .object({
+    query: z.string().min(2).describe("Name or keyword"),
+    tier: z.enum(["startup", "growth", "enterprise"]).optional().describe("Only this tier"),
+    min_arr: z.number().min(0).default(0).describe("Lowest ARR"),
+    max_arr: z.number().min(0).optional().describe("Highest ARR"),
+  })
+  .refine((a) => a.max_arr === undefined || a.max_arr >= a.min_arr, {
+    message: "must be greater than or equal to min_arr",
+    path: ["max_arr"],
+  });
+
 const searchInput = z.object({
   query: z.string().min(2).max(200).describe("Text to search for"),
   limit: z.number().int().min(1).max(50).default(10).describe("How many results, 1-50"),
@@ -99,17 +112,7 @@ describe("parseArguments: null for an argument that may be left out", () => {
   });
 
   it("the seed's crm_search_accounts with tier: null runs as if tier were left out", () => {
-    const accounts = z
-      .object({
-        query: z.string().min(2).describe("Name or keyword"),
-        tier: z.enum(["startup", "growth", "enterprise"]).optional().describe("Only this tier"),
-        min_arr: z.number().min(0).default(0).describe("Lowest ARR"),
-        max_arr: z.number().min(0).optional().describe("Highest ARR"),
-      })
-      .refine((a) => a.max_arr === undefined || a.max_arr >= a.min_arr, {
-        message: "must be greater than or equal to min_arr",
-        path: ["max_arr"],
-      });
+    const accounts = seedAccountsInput;
     expect(parseArguments(accounts, { query: "acme", tier: null, min_arr: null, max_arr: null })).toEqual({
       success: true,
       data: { query: "acme", min_arr: 0 },
@@ -566,17 +569,7 @@ describe("object-level refinements (C5)", () => {
   });
 
   it("runs alongside field errors of bounds and lengths; is skipped while a field has the wrong type or enum value", () => {
-    const accounts = z
-      .object({
-        query: z.string().min(2).describe("Name or keyword"),
-        tier: z.enum(["startup", "growth", "enterprise"]).optional().describe("Only this tier"),
-        min_arr: z.number().min(0).default(0).describe("Lowest ARR"),
-        max_arr: z.number().min(0).optional().describe("Highest ARR"),
-      })
-      .refine((a) => a.max_arr === undefined || a.max_arr >= a.min_arr, {
-        message: "must be greater than or equal to min_arr",
-        path: ["max_arr"],
-      });
+    const accounts = seedAccountsInput;
     const rule = { path: "max_arr", message: "must be greater than or equal to min_arr" };
     // Pydantic's model_validator(mode="after") waits for every field; here it is reported in the same answer.
     expect(issuesOf(accounts, { query: "a", min_arr: 100, max_arr: 10 })).toEqual([
