@@ -1,5 +1,5 @@
 import type { Pack } from "@toolshed/schema";
-import { type ContractChange, diffContracts, type PublishedContract } from "@toolshed/schema";
+import { type ContractChange, diffContracts, type PublishedContract } from "@toolshed/schema/internal";
 import { connectInMemory, createLogger, createServer } from "@toolshed/server";
 
 export const UPDATE_COMMAND = "TOOLSHED_UPDATE_SNAPSHOTS=1 npx vitest run release/test/snapshots.test.ts";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { crmPack, SqliteCrmBackend, seedDemo, withFaults } from "@toolshed/crm";
-import { createHttpApp } from "@toolshed/http-server";
+import { createHttpApp } from "@toolshed/http";
 import { createLogger, createServer, StdioTransport } from "@toolshed/server";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createHttpApp } from "@toolshed/http-server";
+import { createHttpApp } from "@toolshed/http";
 import { openPacks } from "@toolshed/packs";
 
 // The packs on one database; a file path keeps data between runs.
@@ -15,7 +15,7 @@ const http = createHttpApp({
   ready: () => opened.ready(),
 });
 
-// Your own Node server (or mount http.app in your Hono app, or serve http.fetch anywhere).
+// Your own Node server (or serve http.fetch from Hono, Bun or Deno).
 const server = createServer(http.nodeListener);
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);

@@ -1,6 +1,6 @@
+import { HttpConfigError } from "@toolshed/http";
 import { describe, expect, it } from "vitest";
-import { parseHttpArgs } from "./args.js";
-import { HttpConfigError } from "./http-errors.js";
+import { parseHttpArgs, usageText } from "./args.js";
 
 const parse = (argv: string[], env: Record<string, string> = {}) => parseHttpArgs(argv, env, { homeDir: "/home/u" });
 
@@ -41,6 +41,11 @@ describe("parseHttpArgs", () => {
         "--jwks-url=https://auth.example/jwks.json",
         "--jwt-issuer=https://auth.example",
         "--jwt-audience=toolshed",
+        "--introspection-url=https://auth.example/oauth2/introspect",
+        "--introspection-client-id=toolshed-rs",
+        "--introspection-issuer=https://auth.example",
+        "--introspection-audience=https://mcp.example.com/mcp",
+        "--cors-origins=https://app.example.com, http://localhost:5173",
         "--allowed-hosts=mcp.example.com, mcp.internal:8080",
         "--allowed-origins=https://app.example.com",
         "--public-url=https://mcp.example.com",
@@ -49,7 +54,13 @@ describe("parseHttpArgs", () => {
         "--request-timeout=500ms",
         "--shutdown-timeout=0",
       ],
-      { TOOLSHED_PORT: "9", TOOLSHED_PACKS: "notes", TOOLSHED_TOKENS: "abcdefghijklmnop:tools:read" },
+      {
+        TOOLSHED_PORT: "9",
+        TOOLSHED_PACKS: "notes",
+        TOOLSHED_TOKENS: "abcdefghijklmnop:tools:read",
+        TOOLSHED_INTROSPECTION_CLIENT_SECRET: "s3cret",
+        TOOLSHED_INTROSPECTION_URL: "https://ignored.example/introspect",
+      },
     );
     expect(config).toMatchObject({
       host: "0.0.0.0",
@@ -66,6 +77,12 @@ describe("parseHttpArgs", () => {
       jwksUrl: "https://auth.example/jwks.json",
       jwtIssuer: "https://auth.example",
       jwtAudience: "toolshed",
+      introspectionUrl: "https://auth.example/oauth2/introspect",
+      introspectionClientId: "toolshed-rs",
+      introspectionClientSecret: "s3cret",
+      introspectionIssuer: "https://auth.example",
+      introspectionAudience: "https://mcp.example.com/mcp",
+      corsOrigins: ["https://app.example.com", "http://localhost:5173"],
       allowedHosts: ["mcp.example.com", "mcp.internal:8080"],
       allowedOrigins: ["https://app.example.com"],
       publicUrl: "https://mcp.example.com",
@@ -109,12 +126,89 @@ describe("parseHttpArgs", () => {
     [["serve"], 'unexpected argument "serve"; values follow their flag, as in --port serve'],
     [
       ["--host", "10.0.0.5"],
-      "refusing to serve 10.0.0.5 without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS) or --jwks-url URL, or bind to 127.0.0.1",
+      "refusing to serve 10.0.0.5 without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS), --jwks-url URL or --introspection-url URL, or bind to 127.0.0.1",
+    ],
+    [
+      ["--cors-origins", " , "],
+      "--cors-origins needs at least one origin, as in --cors-origins https://app.example.com",
     ],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parse(argv)).toThrow(new HttpConfigError(message));
   });
+});
 
+describe("token introspection flags", () => {
+  const URL_FLAG = ["--introspection-url", "https://auth.example/introspect"];
+  const SECRET = { TOOLSHED_INTROSPECTION_CLIENT_SECRET: "s3cret" };
+
+  it("read from TOOLSHED_* variables, the secret from TOOLSHED_INTROSPECTION_CLIENT_SECRET or a file", () => {
+    expect(
+      parse([], {
+        TOOLSHED_INTROSPECTION_URL: "https://auth.example/introspect",
+        TOOLSHED_INTROSPECTION_CLIENT_ID: "rs",
+        TOOLSHED_INTROSPECTION_CLIENT_SECRET_FILE: "/run/secrets/introspection",
+        TOOLSHED_INTROSPECTION_ISSUER: "https://auth.example",
+        TOOLSHED_INTROSPECTION_AUDIENCE: "toolshed",
+        TOOLSHED_CORS_ORIGINS: "https://app.example",
+      }),
+    ).toMatchObject({
+      introspectionUrl: "https://auth.example/introspect",
+      introspectionClientId: "rs",
+      introspectionClientSecretFile: "/run/secrets/introspection",
+      introspectionIssuer: "https://auth.example",
+      introspectionAudience: "toolshed",
+      corsOrigins: ["https://app.example"],
+    });
+  });
+
+  it("count as authentication for a non-loopback address", () => {
+    const config = parse(["--host", "0.0.0.0", ...URL_FLAG, "--introspection-client-id", "rs"], SECRET);
+    expect(config).toMatchObject({ host: "0.0.0.0", introspectionClientSecret: "s3cret" });
+  });
+
+  it.each([
+    [
+      [...URL_FLAG],
+      SECRET,
+      "--introspection-url needs --introspection-client-id and TOOLSHED_INTROSPECTION_CLIENT_SECRET (or --introspection-client-secret-file PATH): this server's credentials at the authorization server",
+    ],
+    [
+      [...URL_FLAG, "--introspection-client-id", "rs"],
+      {},
+      "--introspection-url needs --introspection-client-id and TOOLSHED_INTROSPECTION_CLIENT_SECRET (or --introspection-client-secret-file PATH): this server's credentials at the authorization server",
+    ],
+    [
+      [...URL_FLAG, "--introspection-client-id", "rs", "--introspection-client-secret-file", "/s"],
+      SECRET,
+      "give the introspection client secret once: TOOLSHED_INTROSPECTION_CLIENT_SECRET or --introspection-client-secret-file, not both",
+    ],
+    [
+      ["--introspection-url", "auth.example/introspect", "--introspection-client-id", "rs"],
+      SECRET,
+      '--introspection-url "auth.example/introspect" is not an http(s) URL, such as https://auth.example.com/oauth2/introspect',
+    ],
+    [
+      ["--introspection-client-id", "rs", "--introspection-issuer", "https://auth.example"],
+      {},
+      "--introspection-client-id and --introspection-issuer need --introspection-url, the endpoint tokens are checked at",
+    ],
+    [[], SECRET, "TOOLSHED_INTROSPECTION_CLIENT_SECRET needs --introspection-url, the endpoint tokens are checked at"],
+  ])("%j (with %j) is a usage error", (argv, env, message) => {
+    expect(() => parse(argv, env)).toThrow(new HttpConfigError(message));
+  });
+
+  it("the secret is never a flag, whose value ps would show", () => {
+    for (const argv of [["--introspection-client-secret", "s3cret"], ["--introspection-client-secret=s3cret"]]) {
+      expect(() => parse(argv)).toThrow(
+        new HttpConfigError(
+          "--introspection-client-secret is not a flag, so that the secret never shows in ps; set TOOLSHED_INTROSPECTION_CLIENT_SECRET (or --introspection-client-secret-file PATH)",
+        ),
+      );
+    }
+  });
+});
+
+describe("parseHttpArgs, stores", () => {
   it("PostgreSQL and Redis come from flags or TOOLSHED_* variables", () => {
     expect(
       parse(["--database-url", "postgres://u:p@db:5432/t", "--database-schema", "toolshed"], {
@@ -170,5 +264,23 @@ describe("parseHttpArgs", () => {
   it("--help and --version need no valid serving config", () => {
     expect(parse(["--help"]).command).toBe("help");
     expect(parse(["--version"]).command).toBe("version");
+  });
+});
+
+describe("usageText", () => {
+  it("lists the introspection and CORS flags, and no flag for the secret", () => {
+    const text = usageText("1.2.3");
+    for (const flag of [
+      "--introspection-url URL",
+      "--introspection-client-id ID",
+      "--introspection-client-secret-file PATH",
+      "--introspection-issuer ISSUER",
+      "--introspection-audience AUDIENCE",
+      "--cors-origins LIST",
+      "[TOOLSHED_CORS_ORIGINS]",
+    ]) {
+      expect(text).toContain(flag);
+    }
+    expect(text).not.toMatch(/--introspection-client-secret /);
   });
 });

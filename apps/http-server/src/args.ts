@@ -2,9 +2,9 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { didYouMean } from "@toolshed/errors";
+import { HttpConfigError } from "@toolshed/http";
 import { PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
 import type { LogLevelName } from "@toolshed/server";
-import { HttpConfigError } from "./http-errors.js";
 import { parseCount, parseDuration, parseList, parseSize } from "./units.js";
 
 export const BIN_NAME = "toolshed-http";
@@ -42,6 +42,18 @@ export interface HttpServerConfig {
   jwksUrl?: string;
   jwtIssuer?: string;
   jwtAudience?: string;
+  /** RFC 7662 introspection endpoint for opaque tokens. */
+  introspectionUrl?: string;
+  /** This server's client id at the authorization server. */
+  introspectionClientId?: string;
+  /** TOOLSHED_INTROSPECTION_CLIENT_SECRET: never a flag, whose value would show in `ps`. */
+  introspectionClientSecret?: string;
+  /** A file holding the client secret (read at start-up), instead of the variable. */
+  introspectionClientSecretFile?: string;
+  introspectionIssuer?: string;
+  introspectionAudience?: string;
+  /** Page origins allowed to call from a browser (CORS). */
+  corsOrigins?: string[];
   allowedHosts?: string[];
   allowedOrigins?: string[];
   publicUrl?: string;
@@ -106,6 +118,42 @@ export const HTTP_FLAGS = {
   "jwks-url": { type: "string", env: "TOOLSHED_JWKS_URL", value: "URL", help: "accept JWTs signed by these keys" },
   "jwt-issuer": { type: "string", env: "TOOLSHED_JWT_ISSUER", value: "ISSUER", help: "required iss of JWTs" },
   "jwt-audience": { type: "string", env: "TOOLSHED_JWT_AUDIENCE", value: "AUDIENCE", help: "required aud of JWTs" },
+  "introspection-url": {
+    type: "string",
+    env: "TOOLSHED_INTROSPECTION_URL",
+    value: "URL",
+    help: "check opaque tokens at this RFC 7662 endpoint",
+  },
+  "introspection-client-id": {
+    type: "string",
+    env: "TOOLSHED_INTROSPECTION_CLIENT_ID",
+    value: "ID",
+    help: "this server's client id there (secret: TOOLSHED_INTROSPECTION_CLIENT_SECRET)",
+  },
+  "introspection-client-secret-file": {
+    type: "string",
+    env: "TOOLSHED_INTROSPECTION_CLIENT_SECRET_FILE",
+    value: "PATH",
+    help: "or a file holding the client secret",
+  },
+  "introspection-issuer": {
+    type: "string",
+    env: "TOOLSHED_INTROSPECTION_ISSUER",
+    value: "ISSUER",
+    help: "required iss of introspected tokens",
+  },
+  "introspection-audience": {
+    type: "string",
+    env: "TOOLSHED_INTROSPECTION_AUDIENCE",
+    value: "AUDIENCE",
+    help: "required aud of introspected tokens",
+  },
+  "cors-origins": {
+    type: "string",
+    env: "TOOLSHED_CORS_ORIGINS",
+    value: "LIST",
+    help: "browser pages allowed to call (CORS), as https://app.example",
+  },
   "allowed-hosts": {
     type: "string",
     env: "TOOLSHED_ALLOWED_HOSTS",
@@ -212,6 +260,12 @@ export function parseHttpArgs(
     jwksUrl: get("jwks-url"),
     jwtIssuer: get("jwt-issuer"),
     jwtAudience: get("jwt-audience"),
+    introspectionUrl: get("introspection-url"),
+    introspectionClientId: get("introspection-client-id"),
+    introspectionClientSecret: env.TOOLSHED_INTROSPECTION_CLIENT_SECRET || undefined,
+    introspectionClientSecretFile: get("introspection-client-secret-file"),
+    introspectionIssuer: get("introspection-issuer"),
+    introspectionAudience: get("introspection-audience"),
     publicUrl: get("public-url"),
     databaseUrl: get("database-url"),
     databaseSchema: get("database-schema"),
@@ -224,6 +278,9 @@ export function parseHttpArgs(
   if (hosts !== undefined) config.allowedHosts = parseList(hosts);
   const origins = get("allowed-origins");
   if (origins !== undefined) config.allowedOrigins = parseList(origins);
+  // Each origin is checked by @toolshed/http when the app is made (HttpConfigError, exit 2).
+  const cors = get("cors-origins");
+  if (cors !== undefined) config.corsOrigins = parseList(cors);
   checkConfig(config);
   return config;
 }
@@ -241,6 +298,7 @@ function checkConfig(config: HttpServerConfig): void {
   } else if (config.jwtIssuer !== undefined || config.jwtAudience !== undefined) {
     throw new HttpConfigError("--jwt-issuer and --jwt-audience need --jwks-url, the key set tokens are checked with");
   }
+  checkIntrospection(config);
   if (config.publicUrl !== undefined) checkUrl("--public-url", config.publicUrl);
   if (config.stateSecret !== undefined && Buffer.byteLength(config.stateSecret) < 16) {
     throw new HttpConfigError(
@@ -267,17 +325,54 @@ function checkConfig(config: HttpServerConfig): void {
   } else if (config.redisPrefix !== undefined) {
     throw new HttpConfigError("--redis-prefix needs --redis-url");
   }
-  if (config.command === "serve" && !config.tokensFile && !config.tokens && !config.jwksUrl) {
+  if (config.corsOrigins !== undefined && config.corsOrigins.length === 0) {
+    throw new HttpConfigError("--cors-origins needs at least one origin, as in --cors-origins https://app.example.com");
+  }
+  const authenticated = config.tokensFile || config.tokens || config.jwksUrl || config.introspectionUrl;
+  if (config.command === "serve" && !authenticated) {
     // Checked again once tokens are loaded; this fails before any file or port is touched.
     if (!/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(config.host)) {
       throw new HttpConfigError(
-        `refusing to serve ${config.host} without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS) or --jwks-url URL, or bind to 127.0.0.1`,
+        `refusing to serve ${config.host} without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS), --jwks-url URL or --introspection-url URL, or bind to 127.0.0.1`,
       );
     }
   }
 }
 
-function checkUrl(flag: string, value: string): void {
+const SECRET_SOURCES = "TOOLSHED_INTROSPECTION_CLIENT_SECRET (or --introspection-client-secret-file PATH)";
+
+function checkIntrospection(config: HttpServerConfig): void {
+  const hasSecret =
+    config.introspectionClientSecret !== undefined || config.introspectionClientSecretFile !== undefined;
+  if (config.introspectionUrl === undefined) {
+    const stray = [
+      config.introspectionClientId !== undefined ? "--introspection-client-id" : undefined,
+      config.introspectionClientSecret !== undefined ? "TOOLSHED_INTROSPECTION_CLIENT_SECRET" : undefined,
+      config.introspectionClientSecretFile !== undefined ? "--introspection-client-secret-file" : undefined,
+      config.introspectionIssuer !== undefined ? "--introspection-issuer" : undefined,
+      config.introspectionAudience !== undefined ? "--introspection-audience" : undefined,
+    ].filter((s) => s !== undefined);
+    if (stray.length > 0) {
+      throw new HttpConfigError(
+        `${stray.join(" and ")} need${stray.length === 1 ? "s" : ""} --introspection-url, the endpoint tokens are checked at`,
+      );
+    }
+    return;
+  }
+  checkUrl("--introspection-url", config.introspectionUrl, "https://auth.example.com/oauth2/introspect");
+  if (config.introspectionClientId === undefined || !hasSecret) {
+    throw new HttpConfigError(
+      `--introspection-url needs --introspection-client-id and ${SECRET_SOURCES}: this server's credentials at the authorization server`,
+    );
+  }
+  if (config.introspectionClientSecret !== undefined && config.introspectionClientSecretFile !== undefined) {
+    throw new HttpConfigError(
+      "give the introspection client secret once: TOOLSHED_INTROSPECTION_CLIENT_SECRET or --introspection-client-secret-file, not both",
+    );
+  }
+}
+
+function checkUrl(flag: string, value: string, example = "https://auth.example.com/jwks.json"): void {
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -285,7 +380,7 @@ function checkUrl(flag: string, value: string): void {
     url = undefined;
   }
   if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) {
-    throw new HttpConfigError(`${flag} "${value}" is not an http(s) URL, such as https://auth.example.com/jwks.json`);
+    throw new HttpConfigError(`${flag} "${value}" is not an http(s) URL, such as ${example}`);
   }
 }
 
@@ -327,6 +422,9 @@ function describeParseError(error: Error & { code?: string }): string {
   const flag = quoted.split(" ")[0] ?? quoted;
   switch (error.code) {
     case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      if (flag === "--introspection-client-secret") {
+        return `${flag} is not a flag, so that the secret never shows in ps; set ${SECRET_SOURCES}`;
+      }
       const meant = didYouMean(flag.replace(/^-+/, ""), Object.keys(HTTP_FLAGS));
       return meant === undefined
         ? `unknown option ${flag}; the flags are ${FLAG_LIST}`
@@ -380,8 +478,11 @@ export function usageText(version: string): string {
     'Tokens: --tokens-file holds JSON [{"token": "…", "scopes": ["tools:read"], "id": "ci"}] (add',
     '"rate_limit": N for a per-token limit) or lines `TOKEN tools:read tools:write`; TOOLSHED_TOKENS',
     "holds `TOKEN:SCOPES;TOKEN:SCOPES`. A token with only tools:read sees and calls only read-only",
-    "tools. Without tokens or --jwks-url the server must bind to loopback. With --database-url and",
-    "--redis-url, instances behind one load balancer share data and rate limits (docs/deploy.md).",
+    "tools. Opaque tokens: --introspection-url with --introspection-client-id, the secret in",
+    "TOOLSHED_INTROSPECTION_CLIENT_SECRET or --introspection-client-secret-file (never a flag value).",
+    "Without tokens, --jwks-url or --introspection-url the server must bind to loopback. With",
+    "--database-url and --redis-url, instances behind one load balancer share data and rate limits",
+    "(docs/deploy.md). --cors-origins lets pages from those origins call from a browser.",
     "Times: seconds (10) or 500ms, 10s, 30m, 1h. Sizes: bytes or 512k, 1m.",
     "",
   ].join("\n");

@@ -1,5 +1,5 @@
+import { HttpConfigError } from "@toolshed/http";
 import { BIN_NAME, parseHttpArgs, usageText } from "./args.js";
-import { HttpConfigError } from "./http-errors.js";
 import { startHttpServer } from "./serve.js";
 import { VERSION } from "./version.js";
 

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { HttpConfigError } from "./http-errors.js";
-import { parseTokenList, parseTokensFile, type StaticToken } from "./tokens.js";
+import { HttpConfigError, parseTokenList, parseTokensFile, type StaticToken } from "@toolshed/http";
 
 /** Tokens from --tokens-file and TOOLSHED_TOKENS together; a token may appear in only one place. */
 export function loadTokens(tokensFile: string | undefined, tokensText: string | undefined): StaticToken[] {
@@ -28,4 +27,18 @@ export function loadTokens(tokensFile: string | undefined, tokensText: string | 
     seen.add(t.token);
   }
   return tokens;
+}
+
+/** A secret kept in a file (a mounted secret): its first line, without the newline editors add. */
+export function loadSecret(path: string, flag: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new HttpConfigError(`cannot read the secret file ${path} (${code}); check ${flag}`);
+  }
+  const secret = text.split(/\r?\n/)[0]?.trim() ?? "";
+  if (secret === "") throw new HttpConfigError(`${path} is empty; put the secret on its first line (${flag})`);
+  return secret;
 }

@@ -1,6 +1,7 @@
+import type { RateLimiter } from "@toolshed/http";
+import { perLimitRateLimiter } from "@toolshed/http/internal";
 import type { Logger } from "@toolshed/schema";
 import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
-import { perLimitRateLimiter, type RateLimiter } from "./rate-limit.js";
 
 export interface RedisRateLimiterOptions {
   /** redis:// or rediss:// URL. */

@@ -1,15 +1,12 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { getRequestListener } from "@hono/node-server";
+import { createHttpApp, type HttpApp, type HttpAppOptions, HttpConfigError, type RateLimiter } from "@toolshed/http";
+import { checkAuthConfigured } from "@toolshed/http/internal";
 import { DatabaseConnectError, openPacks, PackConfigError } from "@toolshed/packs";
 import type { Logger, Pack } from "@toolshed/schema";
 import { createLogger } from "@toolshed/server";
-import { createHttpApp, type HttpApp, type HttpAppOptions } from "./app.js";
 import type { HttpServerConfig } from "./args.js";
-import { checkAuthConfigured } from "./guards.js";
-import { HttpConfigError, HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
-import { loadTokens } from "./load-tokens.js";
-import type { RateLimiter } from "./rate-limit.js";
+import { loadSecret, loadTokens } from "./load-tokens.js";
 import { createRedisChangeBus, DEFAULT_CHANGES_CHANNEL } from "./redis-changes.js";
 import { createRedisRateLimiter } from "./redis-rate-limit.js";
 import { VERSION } from "./version.js";
@@ -42,7 +39,12 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
     options.jwksUrl && options.jwtIssuer && options.jwtAudience
       ? { jwksUrl: options.jwksUrl, issuer: options.jwtIssuer, audience: options.jwtAudience }
       : undefined;
-  checkAuthConfigured(host, tokens.length > 0 || jwt !== undefined);
+  const introspection = introspectionOf(options);
+  checkAuthConfigured(
+    host,
+    tokens.length > 0 || jwt !== undefined || introspection !== undefined,
+    "add --tokens-file PATH (or TOOLSHED_TOKENS), --jwks-url URL or --introspection-url URL",
+  );
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? "info" });
   const db = options.db ?? ":memory:";
   let opened: Awaited<ReturnType<typeof openPacks>>;
@@ -84,9 +86,14 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
 
   let http: HttpApp | undefined;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const startingUp = getRequestListener(() =>
-    jsonRpcErrorResponse(503, HttpErrorCode.Transport, "Service Unavailable: starting up", { "Retry-After": "1" }),
-  );
+  const startingUp = (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Service Unavailable: starting up" },
+      id: null,
+    });
+    res.writeHead(503, { "content-type": "application/json", "retry-after": "1" }).end(body);
+  };
   const server: Server = createServer(
     {
       requestTimeout,
@@ -94,7 +101,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       // Node enforces both timeouts only when it checks its connections (every 30 s by default).
       connectionsCheckingInterval: Math.max(250, Math.min(30_000, Math.floor(requestTimeout / 4))),
     },
-    (req, res) => (http ? http.nodeListener(req, res) : void startingUp(req, res)),
+    (req, res) => (http ? http.nodeListener(req, res) : startingUp(req, res)),
   );
   let port: number;
   try {
@@ -116,6 +123,8 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       ...pick(options, ["maxBodyBytes", "rateLimit", "publicUrl"]),
       tokens,
       ...(jwt ? { jwt } : {}),
+      ...(introspection ? { introspection } : {}),
+      ...(options.corsOrigins ? { cors: { origins: options.corsOrigins } } : {}),
       ...(limiter ? { rateLimiter: limiter } : {}),
       ...(changes ? { changes } : {}),
       ...(options.stateSecret === undefined ? {} : { stateSecret: options.stateSecret }),
@@ -180,13 +189,40 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       database: opened.backend,
       rateLimits: limiter ? "redis" : "memory",
       readOnly: options.readOnly ?? false,
-      auth: [tokens.length > 0 ? `${tokens.length} tokens` : undefined, jwt ? "jwt" : undefined].filter(Boolean),
+      auth: [
+        tokens.length > 0 ? `${tokens.length} tokens` : undefined,
+        jwt ? "jwt" : undefined,
+        introspection ? "introspection" : undefined,
+      ].filter(Boolean),
+      ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
       version: VERSION,
     },
     `listening on ${url}`,
   );
 
   return { url, port, http: app, close };
+}
+
+/** --introspection-* as the app's options; the secret from TOOLSHED_INTROSPECTION_CLIENT_SECRET or its file. */
+function introspectionOf(options: StartHttpServerOptions): HttpAppOptions["introspection"] {
+  const { introspectionUrl: url, introspectionClientId: clientId } = options;
+  if (url === undefined) return undefined;
+  const clientSecret =
+    options.introspectionClientSecretFile === undefined
+      ? options.introspectionClientSecret
+      : loadSecret(options.introspectionClientSecretFile, "--introspection-client-secret-file");
+  if (clientId === undefined || clientSecret === undefined) {
+    throw new HttpConfigError(
+      "--introspection-url needs --introspection-client-id and TOOLSHED_INTROSPECTION_CLIENT_SECRET (or --introspection-client-secret-file PATH): this server's credentials at the authorization server",
+    );
+  }
+  return {
+    url,
+    clientId,
+    clientSecret,
+    ...(options.introspectionIssuer === undefined ? {} : { issuer: options.introspectionIssuer }),
+    ...(options.introspectionAudience === undefined ? {} : { audience: options.introspectionAudience }),
+  };
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

@@ -1,4 +1,4 @@
-import { HttpConfigError } from "./http-errors.js";
+import { HttpConfigError } from "@toolshed/http";
 
 const TIME_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const SIZE_UNITS: Record<string, number> = {

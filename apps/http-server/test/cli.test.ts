@@ -56,7 +56,7 @@ describe("flags", () => {
   it("refuses a non-loopback address without tokens or JWKS (exit 2)", async () => {
     await expectUsageError(
       ["--host", "0.0.0.0"],
-      "toolshed-http: refusing to serve 0.0.0.0 without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS) or --jwks-url URL, or bind to 127.0.0.1",
+      "toolshed-http: refusing to serve 0.0.0.0 without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS), --jwks-url URL or --introspection-url URL, or bind to 127.0.0.1",
     );
   });
 
@@ -74,7 +74,7 @@ describe("flags", () => {
     );
     await expectUsageError(
       ["--port", "0", "--db", ":memory:"],
-      'toolshed-http: TOOLSHED_TOKENS entry 1: unknown scope "admin"; use tools:read and/or tools:write',
+      'toolshed-http: token env#1 has the scope "admin", which this server does not support; the supported scopes are tools:read, tools:write',
       { TOOLSHED_TOKENS: "abcdefghijklmnopqrstuvwxyz:admin" },
     );
   });

@@ -4,8 +4,10 @@ import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+import { MCP_HEADERS, sseMessages } from "@toolshed/test-support";
+
+export { connect, MCP_HEADERS, post, sseMessages } from "@toolshed/test-support";
 
 export const APP_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const CLI = join(APP_DIR, "dist", "cli.js");
@@ -161,59 +163,6 @@ export async function killAll(): Promise<void> {
     ),
   );
   running.clear();
-}
-
-export async function connect(
-  url: string,
-  options: { token?: string; headers?: Record<string, string> } = {},
-): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.token) headers.Authorization = `Bearer ${options.token}`;
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  const client = new Client({ name: "toolshed-http-test", version: "1.0.0" });
-  await client.connect(transport);
-  return { client, transport };
-}
-
-export const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
-
-/** A POST to /mcp without the SDK client's own checks, to see exactly what the server answers. */
-export async function post(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { ...MCP_HEADERS, ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
-}
-
-/** The JSON-RPC messages of an SSE body, in order. */
-export function sseMessages(text: string): Array<Record<string, unknown>> {
-  return text
-    .split("\n\n")
-    .map((event) =>
-      event
-        .split("\n")
-        .filter((l) => l.startsWith("data: "))
-        .map((l) => l.slice(6))
-        .join("\n"),
-    )
-    .filter((data) => data !== "")
-    .map((data) => JSON.parse(data) as Record<string, unknown>);
 }
 
 export function textOf(result: unknown): string {

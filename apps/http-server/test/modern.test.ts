@@ -1,5 +1,6 @@
 // The 2026-07-28 wire on the stateless endpoint, as raw HTTP: discover, the _meta envelope and its
 // errors, header checks, status codes, cache hints, multi round-trip requests and subscriptions/listen.
+import { modernEnvelope as envelope, modernPost as modern, MODERN_VERSION as V } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   FIXTURE,
@@ -11,33 +12,6 @@ import {
   sseMessages,
   startServer,
 } from "./helpers.js";
-
-const V = "2026-07-28";
-const envelope = (capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
-  "io.modelcontextprotocol/protocolVersion": V,
-  "io.modelcontextprotocol/clientCapabilities": capabilities,
-  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-  ...extra,
-});
-const NAME_FIELD: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
-
-/** A 2026-07-28 request with the headers a client sends for it (overridable). */
-function modern(
-  url: string,
-  id: number | string,
-  method: string,
-  params: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-) {
-  const named = NAME_FIELD[method];
-  const body = { jsonrpc: "2.0", id, method, params: { _meta: envelope(), ...params } };
-  return post(url, body, {
-    "mcp-protocol-version": V,
-    "mcp-method": method,
-    ...(named ? { "mcp-name": String(params[named]) } : {}),
-    ...headers,
-  });
-}
 
 let server: Started;
 let sessions: Started;

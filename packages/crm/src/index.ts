@@ -1,3 +1,10 @@
+/**
+ * @toolshed/crm: the CRM pack (tools, resources, prompts) and its SQLite store. The PostgreSQL
+ * store is in `@toolshed/crm/postgres`.
+ *
+ * This file defines the complete public surface of the package. Any new export added here
+ * becomes public API. Use named exports, not wildcards.
+ */
 export type {
   Account,
   AccountPage,

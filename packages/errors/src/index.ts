@@ -1,31 +1,26 @@
+/**
+ * @toolshed/errors: the error taxonomy of Toolshed tools: tool errors with codes, retryable or
+ * not, masking of unexpected failures, and partial success of batches.
+ *
+ * This file defines the complete public surface of the package. Any new export added here
+ * becomes public API. Use named exports, not wildcards. What the Toolshed runtime needs beyond it
+ * lives in `@toolshed/errors/internal`, which may change in any release.
+ */
 export {
   BatchCollector,
   type BatchFailure,
   type BatchOptions,
   type BatchResult,
   type BatchToolResult,
-  batchErrorInfo,
   batchToolResult,
-  isBatchResult,
   type RunBatchOptions,
   runBatch,
-  summarizeBatch,
 } from "./batch.js";
-export { classifyError, parseRetryAfter } from "./classify.js";
-export {
-  ERROR_META_KEY,
-  ErrorCode,
-  type ErrorInfo,
-  ErrorKind,
-  isErrorCode,
-  isRetryableByDefault,
-  type ValidationIssue,
-} from "./codes.js";
-export { type ErrorLogger, newErrorRef, serializeError, stderrErrorLogger } from "./logger.js";
+export { classifyError } from "./classify.js";
+export { ERROR_META_KEY, ErrorCode, type ErrorInfo, ErrorKind, isErrorCode, type ValidationIssue } from "./codes.js";
 export {
   type ErrorResultOptions,
   type ErrorToolResult,
-  formatIssue,
   invalidArgumentsResult,
   maskInternalError,
   retryHint,

@@ -1,3 +1,10 @@
+/**
+ * @toolshed/notes: the notes pack (tools, resources, prompts) and its SQLite store. The PostgreSQL
+ * store is in `@toolshed/notes/postgres`.
+ *
+ * This file defines the complete public surface of the package. Any new export added here
+ * becomes public API. Use named exports, not wildcards.
+ */
 export { DEMO_NOTES } from "./demo-notes.js";
 export { NOTE_LIMITS } from "./limits.js";
 export { type NotesPackOptions, notesPack } from "./pack.js";

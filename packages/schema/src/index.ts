@@ -1,6 +1,12 @@
-export { MAX_LISTED_ISSUES, type ParseResult, parseArguments, unknownKeyIssues } from "./arguments.js";
-export { type CacheHint, checkCacheHint } from "./cache.js";
-export { checkInputDescriptions, NAME_PATTERN } from "./checks.js";
+/**
+ * @toolshed/schema: Zod helpers that turn typed definitions into MCP tools, resources, prompts
+ * and packs, checked when they are made.
+ *
+ * This file defines the complete public surface of the package. Any new export added here
+ * becomes public API. Use named exports, not wildcards. What the Toolshed runtime and tooling
+ * need beyond it lives in `@toolshed/schema/internal`, which may change in any release.
+ */
+export type { CacheHint } from "./cache.js";
 export type {
   AskOptions,
   AuthInfo,
@@ -12,14 +18,12 @@ export type {
   ToolContext,
 } from "./context.js";
 export { DefinitionError } from "./definition-error.js";
-export { type ContractChange, diffContracts, type PublishedContract } from "./diff.js";
-export { describeValue, formatPath, hintErrorMap, toValidationIssues } from "./hints.js";
-export { isObjectSchema, type JsonSchema, toPortableJsonSchema, wrapResultSchema } from "./json-schema.js";
+export { hintErrorMap } from "./hints.js";
+export { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
 export {
   type AnyPrompt,
   type AnyResourceTemplate,
   type AnyTool,
-  checkUniqueNames,
   definePack,
   type Pack,
   type PackCacheHints,
@@ -31,7 +35,6 @@ export {
   type PromptBody,
   type PromptConfig,
   type PromptDefinition,
-  toPromptResult,
 } from "./prompt.js";
 export {
   type Completer,
@@ -46,13 +49,11 @@ export {
   type ResourceTemplateConfig,
   type ResourceTemplateDefinition,
 } from "./resource.js";
+export type { RequiredScopes } from "./scopes.js";
 export {
   defineTool,
   type FullResult,
   fullResult,
-  isFullResult,
-  type ShapedResult,
-  shapeToolResult,
   type TextFormat,
   type ToolAnnotations,
   type ToolConfig,

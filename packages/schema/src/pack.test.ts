@@ -45,6 +45,7 @@ describe("definePack", () => {
       resources: [r1],
       resourceTemplates: [rt],
       prompts: [p1],
+      requiredScopes: [],
       close,
     });
     expect(Object.isFrozen(pack)).toBe(true);

@@ -3,6 +3,7 @@ import { checkName } from "./checks.js";
 import { DefinitionError } from "./definition-error.js";
 import type { PromptDefinition } from "./prompt.js";
 import type { ResourceDefinition, ResourceTemplateDefinition } from "./resource.js";
+import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 import type { ToolDefinition } from "./tool.js";
 
 // Definitions are stored type-erased: a pack holds tools of many input and output types.
@@ -23,6 +24,11 @@ export interface PackConfig {
    * templates are lists of definitions; resources and their contents are data.
    */
   cache?: PackCacheHints;
+  /**
+   * OAuth scopes a caller's token must all hold to see and use anything in the pack, on top of
+   * each definition's own.
+   */
+  requiredScopes?: RequiredScopes;
 }
 
 /** A pack's cache defaults: one for its lists of definitions, one for its data. */
@@ -41,6 +47,8 @@ export interface Pack {
   readonly resourceTemplates: readonly AnyResourceTemplate[];
   readonly prompts: readonly AnyPrompt[];
   readonly cache?: PackCacheHints;
+  /** Scopes a token needs for everything in the pack; [] when none. */
+  readonly requiredScopes: RequiredScopes;
   /** Called when the server that mounts the pack closes (stores, timers). */
   readonly close?: () => Promise<void> | void;
 }
@@ -73,6 +81,7 @@ export function definePack(config: PackConfig & { close?: () => Promise<void> | 
   checkName(`Pack "${config.name}"`, config.name);
   checkCacheHint(`Pack "${config.name}" (cache.definitions)`, config.cache?.definitions);
   checkCacheHint(`Pack "${config.name}" (cache.data)`, config.cache?.data);
+  const requiredScopes = checkRequiredScopes(`Pack "${config.name}"`, config.requiredScopes);
   const resources: ResourceDefinition[] = [];
   const resourceTemplates: AnyResourceTemplate[] = [];
   for (const r of config.resources ?? []) {
@@ -101,6 +110,7 @@ export function definePack(config: PackConfig & { close?: () => Promise<void> | 
     resourceTemplates,
     prompts: [...(config.prompts ?? [])],
     ...(config.cache === undefined ? {} : { cache: config.cache }),
+    requiredScopes,
     close: config.close,
   });
   checkUniqueNames([pack]);

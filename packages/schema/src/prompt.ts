@@ -6,6 +6,7 @@ import type { PromptContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
 import { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
 import type { Completer } from "./resource.js";
+import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 
 type MaybePromise<T> = T | Promise<T>;
 type ArgsObject = z.ZodObject<z.core.$ZodLooseShape>;
@@ -20,6 +21,8 @@ export interface PromptConfig<A extends ArgsObject> {
   /** String arguments (prompts/get sends strings); each with a description. */
   args: A;
   complete?: { [K in keyof z.output<A>]?: Completer };
+  /** OAuth scopes a caller's token must all hold to see and get this prompt; its pack's apply too. */
+  requiredScopes?: RequiredScopes;
   /** May ask the client through `ctx` (2026-07-28: the prompt answers `input_required` and renders again). */
   render: (args: z.output<A>, ctx: PromptContext) => MaybePromise<PromptBody>;
 }
@@ -31,8 +34,11 @@ export interface PromptArgumentListing {
   required: boolean;
 }
 
-export interface PromptDefinition<A extends ArgsObject = ArgsObject> extends Readonly<PromptConfig<A>> {
+export interface PromptDefinition<A extends ArgsObject = ArgsObject>
+  extends Readonly<Omit<PromptConfig<A>, "requiredScopes">> {
   readonly kind: "prompt";
+  /** Scopes a token needs for this prompt (its pack's apply too); [] when none. */
+  readonly requiredScopes: RequiredScopes;
   readonly arguments: readonly PromptArgumentListing[];
   parseArgs(args: unknown): ParseResult<z.output<A>>;
 }
@@ -42,6 +48,7 @@ export function definePrompt<A extends ArgsObject>(config: PromptConfig<A>): Pro
   const label = `Prompt "${config.name}"`;
   checkName(label, config.name);
   checkText(label, "description", config.description);
+  const requiredScopes = checkRequiredScopes(label, config.requiredScopes);
   const shape = config.args.shape as Record<string, z.ZodType>;
   let published: JsonSchema;
   try {
@@ -65,6 +72,7 @@ export function definePrompt<A extends ArgsObject>(config: PromptConfig<A>): Pro
   return Object.freeze({
     ...config,
     kind: "prompt" as const,
+    requiredScopes,
     arguments: args,
     parseArgs: (input: unknown) => parseArguments(config.args, input),
   });

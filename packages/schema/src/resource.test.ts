@@ -33,6 +33,7 @@ describe("defineResource", () => {
       title: "Notes index",
       description: "All note titles",
       mimeType: "text/markdown",
+      requiredScopes: [],
       read,
     });
     expect(Object.isFrozen(r)).toBe(true);

@@ -5,6 +5,7 @@ import { type CacheHint, checkCacheHint } from "./cache.js";
 import { checkName, checkText } from "./checks.js";
 import type { RequestContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
+import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 
 type MaybePromise<T> = T | Promise<T>;
 type ParamsObject = z.ZodObject<z.core.$ZodLooseShape>;
@@ -31,11 +32,15 @@ export interface ResourceConfig {
   mimeType?: string;
   /** How long clients may reuse what `read` returns (2026-07-28 cache hints); the pack's hint otherwise. */
   cache?: CacheHint;
+  /** OAuth scopes a caller's token must all hold to see and read this resource; its pack's apply too. */
+  requiredScopes?: RequiredScopes;
   read: (ctx: RequestContext) => MaybePromise<ResourceBody>;
 }
 
-export interface ResourceDefinition extends Readonly<ResourceConfig> {
+export interface ResourceDefinition extends Readonly<Omit<ResourceConfig, "requiredScopes">> {
   readonly kind: "resource";
+  /** Scopes a token needs for this resource (its pack's apply too); [] when none. */
+  readonly requiredScopes: RequiredScopes;
 }
 
 /** A fixed resource at one URI. */
@@ -44,6 +49,7 @@ export function defineResource(config: ResourceConfig): ResourceDefinition {
   checkName(label, config.name);
   checkText(label, "description", config.description);
   checkCacheHint(label, config.cache);
+  const requiredScopes = checkRequiredScopes(label, config.requiredScopes);
   try {
     new URL(config.uri);
   } catch {
@@ -53,7 +59,7 @@ export function defineResource(config: ResourceConfig): ResourceDefinition {
       `uri must be an absolute URI such as note://index, got ${JSON.stringify(config.uri)}`,
     );
   }
-  return Object.freeze({ ...config, kind: "resource" as const });
+  return Object.freeze({ ...config, kind: "resource" as const, requiredScopes });
 }
 
 /** One concrete resource a template lists in resources/list. */
@@ -78,14 +84,21 @@ export interface ResourceTemplateConfig<P extends ParamsObject> {
   complete?: { [K in keyof z.output<P>]?: Completer };
   /** How long clients may reuse what `read` returns (2026-07-28 cache hints); the pack's hint otherwise. */
   cache?: CacheHint;
+  /**
+   * OAuth scopes a caller's token must all hold to see, list and read this template's resources;
+   * its pack's apply too.
+   */
+  requiredScopes?: RequiredScopes;
   /** Lists concrete resources for resources/list; keep it bounded. */
   list?: (ctx: RequestContext) => MaybePromise<readonly ListedResource[]>;
   read: (params: z.output<P>, ctx: RequestContext & { uri: string }) => MaybePromise<ResourceBody>;
 }
 
 export interface ResourceTemplateDefinition<P extends ParamsObject = ParamsObject>
-  extends Readonly<ResourceTemplateConfig<P>> {
+  extends Readonly<Omit<ResourceTemplateConfig<P>, "requiredScopes">> {
   readonly kind: "resourceTemplate";
+  /** Scopes a token needs for this template (its pack's apply too); [] when none. */
+  readonly requiredScopes: RequiredScopes;
   readonly variables: readonly string[];
   /** Variables from a URI, or undefined when the URI is not of this template. */
   match(uri: string): Record<string, string | string[]> | undefined;
@@ -100,6 +113,7 @@ export function defineResourceTemplate<P extends ParamsObject>(
   checkName(label, config.name);
   checkText(label, "description", config.description);
   checkCacheHint(label, config.cache);
+  const requiredScopes = checkRequiredScopes(label, config.requiredScopes);
   let template: UriTemplate;
   try {
     template = new UriTemplate(config.uriTemplate);
@@ -128,6 +142,7 @@ export function defineResourceTemplate<P extends ParamsObject>(
   return Object.freeze({
     ...config,
     kind: "resourceTemplate" as const,
+    requiredScopes,
     variables,
     match(uri: string) {
       return template.match(uri) ?? undefined;

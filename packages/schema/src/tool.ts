@@ -1,5 +1,6 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { batchToolResult, isBatchResult } from "@toolshed/errors";
+import { batchToolResult } from "@toolshed/errors";
+import { isBatchResult } from "@toolshed/errors/internal";
 import type { z } from "zod";
 import { type ParseResult, parseArguments } from "./arguments.js";
 import { checkInputDescriptions, checkName, checkText, checkTimeout } from "./checks.js";
@@ -13,6 +14,7 @@ import {
   toPortableJsonSchema,
   wrapResultSchema,
 } from "./json-schema.js";
+import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 
 const FULL_RESULT_BRAND = Symbol.for("toolshed.dev/FullResult");
 
@@ -50,6 +52,11 @@ export interface ToolConfig<I extends InputObject, O extends z.ZodType | undefin
   annotations?: Omit<ToolAnnotations, "title">;
   /** Per-tool call timeout; overrides the server's. */
   timeoutMs?: number;
+  /**
+   * OAuth scopes a caller's token must all hold to see and call this tool (RFC 6749 scope tokens);
+   * its pack's scopes apply too. Callers without a token (a local server) are not checked.
+   */
+  requiredScopes?: RequiredScopes;
   handler: (args: z.output<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
 }
 
@@ -65,6 +72,8 @@ export interface ToolDefinition<
   readonly output: O;
   readonly annotations: ToolAnnotations;
   readonly timeoutMs: number | undefined;
+  /** Scopes a token needs for this tool (its pack's apply too); [] when none. */
+  readonly requiredScopes: RequiredScopes;
   /** Published input JSON Schema (C5). */
   readonly inputSchema: JsonSchema & { type: "object" };
   /** Published output JSON Schema, wrapped for non-object results (C2). */
@@ -107,6 +116,7 @@ export function defineTool<I extends InputObject, O extends z.ZodType | undefine
   checkText(label, "description", config.description);
   if (config.title !== undefined) checkText(label, "title", config.title);
   checkTimeout(label, config.timeoutMs);
+  const requiredScopes = checkRequiredScopes(label, config.requiredScopes);
   if (typeof config.handler !== "function") throw new DefinitionError(label, "C13", "handler must be a function");
   const def = (config.input as { _zod?: { def?: { type?: string } } })?._zod?.def;
   if (def?.type !== "object") {
@@ -141,6 +151,7 @@ export function defineTool<I extends InputObject, O extends z.ZodType | undefine
     output: config.output as O,
     annotations,
     timeoutMs: config.timeoutMs,
+    requiredScopes,
     inputSchema,
     outputSchema,
     wrapsOutput,

@@ -13,6 +13,7 @@ import type {
   Pack,
   RequestContext,
 } from "@toolshed/schema";
+import { scopeDeniedResult } from "./access.js";
 import type { AttachPackOptions } from "./attach.js";
 import { MetaKey } from "./era.js";
 import { type InputMethod, type InputRequiredResult, type InputRound, runInRounds } from "./input-round.js";
@@ -127,6 +128,8 @@ function registerTool(binding: Binding, tool: AnyTool): void {
   if (listing.outputSchema !== undefined) config.outputSchema = passThrough(listing.outputSchema);
   if (listing.annotations !== undefined) config.annotations = listing.annotations;
   const onCall = async (args: unknown, ctx: V2Context) => {
+    const denied = scopeDeniedResult(binding.runtime, tool, ctx.http?.authInfo);
+    if (denied) return denied;
     const parsed = tool.parseArguments(args ?? {});
     if (!parsed.success) return invalidArgumentsResult(tool.name, parsed.issues);
     const { options, logger } = binding;

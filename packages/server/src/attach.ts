@@ -9,6 +9,7 @@ import {
 import { invalidArgumentsResult, ToolError } from "@toolshed/errors";
 import type { AnyTool, JsonSchema, Logger, Pack, RequestContext, TextFormat } from "@toolshed/schema";
 import { z } from "zod";
+import { scopeDeniedResult } from "./access.js";
 import { attachPackV2, isV2McpServer, type V2McpServer } from "./attach-v2.js";
 import { createLogger } from "./logger.js";
 import type { RequestStateOptions } from "./request-state.js";
@@ -65,7 +66,17 @@ function context(
  * results, checked output, invalid-argument hints, tool errors, masking, retry classes, batches),
  * and publish createServer's schemas with the SDK's draft-07 `$schema` key (C5). What the
  * McpServer owns stays the SDK's: unknown tools answered as isError results instead of JSON-RPC
- * -32602 (C12). On an SDK v2 McpServer (`@modelcontextprotocol/server`) schemas are published
+ * -32602 (C12).
+ *
+ * `requiredScopes` (the pack's and each definition's) are enforced where the request carries
+ * credentials (`authInfo`, from an authenticating transport): a tool call whose token lacks a scope
+ * is a `permission_denied` tool error (the McpServer turns thrown errors into plain text results),
+ * a resource read or prompt get the -32003 JSON-RPC error createServer answers. The McpServer's own
+ * lists cannot be filtered from here, so every definition stays listed for every caller, and
+ * completions (which the SDK calls without credentials) are not checked. Use `createServer` for
+ * per-caller lists and `canAccess`.
+ *
+ * On an SDK v2 McpServer (`@modelcontextprotocol/server`) schemas are published
  * exactly as by createServer, and the pack's questions to the client work in both protocol eras
  * (attach-v2.ts). Use `createServer` for the whole contract.
  */
@@ -77,7 +88,7 @@ export function attachPack(mcpServer: McpServer | V2McpServer, pack: Pack, optio
   const logger = options.logger ?? createLogger();
   // Resource and prompt handlers are shared with the runtime, so they fail the same way.
   const runtime = new Runtime({ packs: [pack], logger, textFormat: options.textFormat });
-  for (const tool of pack.tools) registerTool(mcpServer, tool, logger, options);
+  for (const tool of pack.tools) registerTool(mcpServer, tool, logger, options, runtime);
 
   for (const resource of pack.resources) {
     const meta: Record<string, unknown> = { description: resource.description };
@@ -183,7 +194,13 @@ function publishedAs(schema: JsonSchema): z.ZodType {
   return accepting;
 }
 
-function registerTool(mcpServer: McpServer, tool: AnyTool, logger: Logger, options: AttachPackOptions): void {
+function registerTool(
+  mcpServer: McpServer,
+  tool: AnyTool,
+  logger: Logger,
+  options: AttachPackOptions,
+  runtime: Runtime,
+): void {
   const { listing } = tool;
   const config: Record<string, unknown> = {
     description: listing.description,
@@ -194,9 +211,11 @@ function registerTool(mcpServer: McpServer, tool: AnyTool, logger: Logger, optio
   if (listing.outputSchema !== undefined) config.outputSchema = publishedAs(listing.outputSchema);
   if (listing.annotations !== undefined) config.annotations = listing.annotations;
   const callback = async (args: unknown, rawExtra: unknown): Promise<CallToolResult> => {
+    const extra = rawExtra as SdkExtra;
+    const denied = scopeDeniedResult(runtime, tool, extra.authInfo);
+    if (denied) return denied;
     const parsed = tool.parseArguments(args ?? {});
     if (!parsed.success) return invalidArgumentsResult(tool.name, parsed.issues);
-    const extra = rawExtra as SdkExtra;
     const token = extra._meta?.progressToken;
     return runTool(
       tool,

@@ -11,9 +11,11 @@ import {
   LoggingLevelSchema,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
-import { newErrorRef, ToolError } from "@toolshed/errors";
+import { ToolError } from "@toolshed/errors";
+import { newErrorRef } from "@toolshed/errors/internal";
 import type { AuthInfo, Logger, RequestContext, ToolContext } from "@toolshed/schema";
 import type { z } from "zod";
+import { ACCESS_OK, insufficientScopeError, type RequestAccess } from "./access.js";
 import type { ChangeBus, ChangeEvent } from "./changes.js";
 import { LocalChangeBus } from "./changes.js";
 import { type Envelope, readEnvelope } from "./envelope.js";
@@ -23,7 +25,7 @@ import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 import { checkLogLevel, completionParams, optionalObject, type Params, paramsOf, requireString } from "./params.js";
 import { principalOf, RequestStateCodec, type RequestStateOptions } from "./request-state.js";
 import type { CancelSignal } from "./run-tool.js";
-import type { CacheFields, Runtime } from "./runtime.js";
+import type { CacheFields, Runtime, ToolOutcomeListener } from "./runtime.js";
 
 export interface ServerInfo {
   name: string;
@@ -60,6 +62,13 @@ export interface CallScope {
   connection?: LegacyConnection;
   /** Called with the tool's name before a tools/call runs (request logs). */
   onToolCall?: (name: string) => void;
+  /**
+   * Called once for each tools/call answered with a result, with the outcome the "tool call" log
+   * line records (`ok`, `validation`, `input_required`, …), whatever the log level. Not called when
+   * the call is answered with a JSON-RPC error (unknown tool, malformed params, missing scope).
+   * When absent, the core's `onToolOutcome` option is used.
+   */
+  onToolOutcome?: ToolOutcomeListener;
   /** Set when the transport already knows the era (HTTP: a 2026-07-28 MCP-Protocol-Version header). */
   era?: Era;
 }
@@ -73,6 +82,8 @@ export interface ProtocolCoreOptions {
   requestState?: RequestStateOptions;
   /** Cache hint of server/discover (default 5 minutes). */
   discoverTtlMs?: number;
+  /** Hears every tool call's outcome on requests whose scope has no `onToolOutcome` (2025 connections). */
+  onToolOutcome?: ToolOutcomeListener;
 }
 
 interface Call {
@@ -135,6 +146,7 @@ export class ProtocolCore {
   readonly #status = new WeakMap<object, number>();
   readonly #resourceUpdated: (uri: string) => void;
   readonly #resourceListChanged: () => void;
+  readonly #onToolOutcome: ToolOutcomeListener | undefined;
 
   constructor(runtime: Runtime, info: ServerInfo, options: ProtocolCoreOptions = {}) {
     this.runtime = runtime;
@@ -142,6 +154,7 @@ export class ProtocolCore {
     this.changes = options.changes ?? new LocalChangeBus();
     this.#state = new RequestStateCodec(options.requestState);
     this.#discoverTtlMs = options.discoverTtlMs ?? 5 * 60_000;
+    this.#onToolOutcome = options.onToolOutcome;
     this.#serverInfo = { name: info.name, version: info.version };
     if (info.title !== undefined) this.#serverInfo.title = info.title;
     this.#resourceUpdated = (uri) => this.changes.publish({ type: "resources/updated", uri });
@@ -204,6 +217,31 @@ export class ProtocolCore {
       if (e.status !== undefined) this.#status.set(answer, e.status);
       return answer;
     }
+  }
+
+  /**
+   * What this caller may do with the definition a request names, before it is dispatched: tools/call
+   * (`params.name`), resources/read and resources/subscribe (`params.uri`), prompts/get (`params.name`)
+   * and completion/complete (`params.ref`). Undefined for other methods and for params too malformed
+   * to name anything (dispatch answers those). A transport answers a scope denial itself (HTTP: 403
+   * `insufficient_scope`, with `insufficientScopeError(access.action, access, authInfo)` as the body);
+   * `hidden` and `ok` go on to dispatch, which answers a hidden definition as if it did not exist.
+   */
+  accessOfRequest(
+    message: { method: string; params?: unknown },
+    authInfo: AuthInfo | undefined,
+  ): RequestAccess | undefined {
+    const target = targetOf(message.method, message.params);
+    if (target === undefined) return undefined;
+    if (!this.runtime.filtersByCaller) return ACCESS_OK;
+    const [nameOrUri, action] = [target[1], target[2]];
+    let kind = target[0];
+    // completion/complete names a template by its URI template, else a fixed resource by its URI.
+    if (kind === "resourceTemplate" && ![...this.runtime.templates.values()].some((t) => t.uriTemplate === nameOrUri)) {
+      kind = "resource";
+    }
+    const access = this.runtime.access(authInfo, kind, nameOrUri);
+    return access.ok || access.hidden ? access : { ...access, action: `${action} ${nameOrUri}` };
   }
 
   /** The HTTP status a 2026-07-28 answer goes out with (400 for a bad envelope, 404 for an unknown method). */
@@ -342,12 +380,14 @@ export class ProtocolCore {
     const args = optionalObject("tools/call", params, "arguments") ?? {};
     scope.onToolCall?.(name);
     const view = this.runtime.viewFor(scope.authInfo);
+    // A scope may be a class instance with the listener as a method.
+    const onOutcome = scope.onToolOutcome ? scope.onToolOutcome.bind(scope) : this.#onToolOutcome;
     if (!call.envelope) {
       const ctx = this.#toolContext(call, name, undefined);
-      return this.runtime.callTool(name, args, view, ctx, scope.cancel ?? scope.signal);
+      return this.runtime.callTool(name, args, view, ctx, scope.cancel ?? scope.signal, onOutcome);
     }
     return this.#inRounds(call, name, args, (round) =>
-      this.runtime.callTool(name, args, view, this.#toolContext(call, name, round), round),
+      this.runtime.callTool(name, args, view, this.#toolContext(call, name, round), round, onOutcome),
     );
   }
 
@@ -409,9 +449,13 @@ export class ProtocolCore {
         "Invalid params for subscriptions/listen: params.notifications.resourceSubscriptions must be a list of resource URIs",
       );
     }
+    // Only what this caller may read: a hidden or forbidden resource is not watched for it.
     const watched = new Set<string>(
       caps.resources?.subscribe
-        ? ((uris as string[] | undefined) ?? []).filter((u) => this.runtime.knowsResource(u))
+        ? ((uris as string[] | undefined) ?? []).filter(
+            (u) =>
+              this.runtime.knowsResource(u, scope.authInfo) && this.runtime.access(scope.authInfo, "resource", u).ok,
+          )
         : [],
     );
     if (uris !== undefined) honoured.resourceSubscriptions = [...watched];
@@ -446,7 +490,12 @@ export class ProtocolCore {
   #register(): void {
     const { runtime, info } = this;
     const on = (method: string, entry: Entry) => this.#methods.set(method, entry);
-    const definitions = (): CacheFields => runtime.definitionsCache;
+    // Lists filtered per caller are private to an authenticated caller, whatever a pack's hint says.
+    const perCaller = (cache: CacheFields, call: Call): CacheFields =>
+      runtime.filtersByCaller && call.scope.authInfo !== undefined && cache.scope !== "private"
+        ? { ttlMs: cache.ttlMs, scope: "private" }
+        : cache;
+    const definitions = (call: Call): CacheFields => perCaller(runtime.definitionsCache, call);
     const base = (call: Call) => this.#baseContext(call);
 
     on("initialize", {
@@ -479,7 +528,7 @@ export class ProtocolCore {
     });
     on("tools/list", {
       era: "both",
-      run: ({ scope }) => ({ tools: runtime.listTools(runtime.viewFor(scope.authInfo)) }),
+      run: ({ scope }) => ({ tools: runtime.listTools(runtime.viewFor(scope.authInfo), scope.authInfo) }),
       cache: definitions,
     });
     on("tools/call", { era: "both", run: (call) => this.#callTool(call) });
@@ -496,11 +545,11 @@ export class ProtocolCore {
       on("resources/list", {
         era: "both",
         run: async (call) => ({ resources: await runtime.listResources(base(call)) }),
-        cache: () => runtime.resourceListCache,
+        cache: (call) => perCaller(runtime.resourceListCache, call),
       });
       on("resources/templates/list", {
         era: "both",
-        run: () => ({ resourceTemplates: runtime.listResourceTemplates() }),
+        run: ({ scope }) => ({ resourceTemplates: runtime.listResourceTemplates(scope.authInfo) }),
         cache: definitions,
       });
       on("resources/read", {
@@ -517,7 +566,11 @@ export class ProtocolCore {
         connectionOnly: true,
         run: ({ params, scope }) => {
           const uri = requireString("resources/subscribe", params, "uri", "the resource URI (a non-empty string)");
-          if (!runtime.knowsResource(uri)) {
+          const access = runtime.access(scope.authInfo, "resource", uri);
+          if (!access.ok && !access.hidden) {
+            throw insufficientScopeError(`resources/subscribe ${uri}`, access, scope.authInfo);
+          }
+          if (!runtime.knowsResource(uri, scope.authInfo)) {
             throw new JsonRpcError(
               JsonRpcCode.ResourceNotFound,
               `Resource not found: ${uri}; subscribe to a URI from resources/list or a resource template`,
@@ -538,7 +591,11 @@ export class ProtocolCore {
       });
     }
     if (runtime.hasPrompts) {
-      on("prompts/list", { era: "both", run: () => ({ prompts: runtime.listPrompts() }), cache: definitions });
+      on("prompts/list", {
+        era: "both",
+        run: ({ scope }) => ({ prompts: runtime.listPrompts(scope.authInfo) }),
+        cache: definitions,
+      });
       on("prompts/get", { era: "both", run: (call) => this.#getPrompt(call) });
     }
     if (runtime.hasResources || runtime.hasPrompts) {
@@ -551,6 +608,41 @@ export class ProtocolCore {
       });
     }
     on("subscriptions/listen", { era: "modern", run: (call) => this.#listen(call) });
+  }
+}
+
+/** The definition a request names, as [kind, name or URI, action], for accessOfRequest. */
+function targetOf(
+  method: string,
+  params: unknown,
+): [kind: "tool" | "resource" | "resourceTemplate" | "prompt", nameOrUri: string, action: string] | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  const p = params as Params;
+  const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+  let key: string | undefined;
+  switch (method) {
+    case "tools/call":
+      key = text(p.name);
+      return key === undefined ? undefined : ["tool", key, method];
+    case "prompts/get":
+      key = text(p.name);
+      return key === undefined ? undefined : ["prompt", key, method];
+    case "resources/read":
+    case "resources/subscribe":
+      key = text(p.uri);
+      return key === undefined ? undefined : ["resource", key, method];
+    case "completion/complete": {
+      const ref = p.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+      if (typeof ref !== "object" || ref === null) return undefined;
+      if (ref.type === "ref/prompt") {
+        key = text(ref.name);
+        return key === undefined ? undefined : ["prompt", key, method];
+      }
+      key = ref.type === "ref/resource" ? text(ref.uri) : undefined;
+      return key === undefined ? undefined : ["resourceTemplate", key, method];
+    }
+    default:
+      return undefined;
   }
 }
 

@@ -7,6 +7,11 @@ export const JsonRpcCode = {
   InternalError: -32603,
   /** Resource not found, for 2025 clients; 2026-07-28 clients get InvalidParams. */
   ResourceNotFound: -32002,
+  /**
+   * The caller may see what it asked for, but its token lacks a scope it needs
+   * (`data: {requiredScopes, missingScopes}`); over HTTP a 403 with `insufficient_scope`.
+   */
+  InsufficientScope: -32003,
   /** 2026-07-28: an HTTP header contradicts the body, or a required one is missing. */
   HeaderMismatch: -32020,
   /** 2026-07-28: the request needs a client capability it did not declare. */

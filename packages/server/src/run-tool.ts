@@ -9,7 +9,7 @@ import {
   toToolErrorResult,
 } from "@toolshed/errors";
 import type { AnyTool, Logger, TextFormat, ToolContext } from "@toolshed/schema";
-import { isFullResult, shapeToolResult } from "@toolshed/schema";
+import { isFullResult, shapeToolResult } from "@toolshed/schema/internal";
 
 export interface RunToolOptions {
   /** Applies when the tool sets none; 0 or undefined means no limit. */

@@ -9,7 +9,6 @@ import type {
 import {
   closestMatches,
   ERROR_META_KEY,
-  formatIssue,
   invalidArgumentsResult,
   isToolError,
   maskInternalError,
@@ -17,27 +16,45 @@ import {
   toolErrorResult,
   type ValidationIssue,
 } from "@toolshed/errors";
-import {
-  type AnyPrompt,
-  type AnyResourceTemplate,
-  type AnyTool,
-  type AuthInfo,
-  type CacheHint,
-  type Completer,
-  checkUniqueNames,
-  type Logger,
-  type Pack,
-  type RequestContext,
-  type ResourceBody,
-  type ResourceDefinition,
-  type TextFormat,
-  type ToolContext,
-  type ToolListing,
-  toPromptResult,
+import { formatIssue } from "@toolshed/errors/internal";
+import type {
+  AnyPrompt,
+  AnyResourceTemplate,
+  AnyTool,
+  AuthInfo,
+  CacheHint,
+  Completer,
+  Logger,
+  Pack,
+  RequestContext,
+  ResourceBody,
+  ResourceDefinition,
+  TextFormat,
+  ToolContext,
+  ToolListing,
 } from "@toolshed/schema";
+import { checkUniqueNames, toPromptResult } from "@toolshed/schema/internal";
+import {
+  ACCESS_HIDDEN,
+  ACCESS_OK,
+  type Access,
+  type AccessKind,
+  type AccessTarget,
+  type CanAccess,
+  insufficientScopeError,
+  missingScopes,
+  type ScopeDenied,
+  scopesOf,
+} from "./access.js";
 import { InputRound } from "./input-round.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
-import { type CancelSignal, outcomeOf, runTool } from "./run-tool.js";
+import { type CallOutcome, type CancelSignal, outcomeOf, runTool } from "./run-tool.js";
+
+/** What a tools/call ended as: the outcome class, or `input_required` (a 2026-07-28 round that asks the client). */
+export type ToolCallOutcome = CallOutcome | "input_required";
+
+/** Hears the outcome of each tools/call the runtime answers with a result (the "tool call" log line's `outcome`). */
+export type ToolOutcomeListener = (name: string, outcome: ToolCallOutcome) => void;
 
 /** What a request may see and do. */
 export interface RequestView {
@@ -54,6 +71,11 @@ export interface RuntimeOptions {
   timeoutMs?: number;
   /** Whether a request with these credentials is limited to read-only tools (C14). */
   isReadOnlyRequest?: (authInfo: AuthInfo | undefined) => boolean;
+  /**
+   * Decides per caller and definition what scopes cannot: false hides the definition (lists leave it
+   * out, calls answer as if it did not exist). Called with `undefined` for callers without credentials.
+   */
+  canAccess?: CanAccess;
 }
 
 /** Credentials with `tools:read` but not `tools:write` are read-only. */
@@ -85,6 +107,9 @@ function resolveHint(hints: readonly (CacheHint | undefined)[], ttlMs: number): 
   }
   return { ttlMs: ttl ?? ttlMs, scope };
 }
+/** The scopes every Toolshed server understands (C14), published with those the definitions name. */
+const BUILT_IN_SCOPES = ["tools:read", "tools:write"];
+
 const READ_ONLY_VIEW: RequestView = Object.freeze({ readOnly: true });
 const FULL_VIEW: RequestView = Object.freeze({ readOnly: false });
 
@@ -105,7 +130,19 @@ export class Runtime {
   readonly #options: RuntimeOptions;
   readonly #textFormat: TextFormat;
   readonly #listings: { all: ToolListing[]; readOnly: ToolListing[] };
-  readonly #packOf = new Map<object, Pack>();
+  /** The tools behind #listings, in the same order. */
+  readonly #listed: { all: AnyTool[]; readOnly: AnyTool[] };
+  readonly #promptListings: PromptListing[];
+  readonly #templateListings: ResourceTemplate[];
+  /** Each definition as canAccess sees it, with its pack and scopes. */
+  readonly #targets = new Map<object, AccessTarget>();
+  readonly #canAccess: CanAccess | undefined;
+  readonly #scopesSupported: readonly string[];
+  /**
+   * True when some definition needs a scope or `canAccess` is set: lists and calls are then
+   * checked per caller. False keeps today's precomputed lists and calls without a check.
+   */
+  readonly filtersByCaller: boolean;
   /** Cache hints of tools/list, prompts/list and resources/templates/list. */
   readonly definitionsCache: CacheFields;
   /** Cache hint of resources/list. */
@@ -116,18 +153,35 @@ export class Runtime {
     this.#options = options;
     this.logger = options.logger;
     this.#textFormat = options.textFormat ?? "pretty";
+    this.#canAccess = options.canAccess;
+    const target = (kind: AccessKind, definition: AccessTarget["definition"], pack: Pack) => {
+      const requiredScopes = scopesOf(pack, definition);
+      const entry = { kind, name: definition.name, definition, pack, requiredScopes };
+      this.#targets.set(definition, Object.freeze(entry) as AccessTarget);
+    };
     for (const pack of options.packs) {
-      for (const t of pack.tools) this.tools.set(t.name, t);
+      for (const t of pack.tools) {
+        this.tools.set(t.name, t);
+        target("tool", t, pack);
+      }
       for (const r of pack.resources) {
         this.resources.set(r.uri, r);
-        this.#packOf.set(r, pack);
+        target("resource", r, pack);
       }
       for (const t of pack.resourceTemplates) {
         this.templates.set(t.name, t);
-        this.#packOf.set(t, pack);
+        target("resourceTemplate", t, pack);
       }
-      for (const p of pack.prompts) this.prompts.set(p.name, p);
+      for (const p of pack.prompts) {
+        this.prompts.set(p.name, p);
+        target("prompt", p, pack);
+      }
     }
+    const named = new Set(BUILT_IN_SCOPES);
+    for (const t of this.#targets.values()) for (const scope of t.requiredScopes) named.add(scope);
+    this.#scopesSupported = Object.freeze([...named].sort());
+    this.filtersByCaller =
+      this.#canAccess !== undefined || [...this.#targets.values()].some((t) => t.requiredScopes.length > 0);
     this.definitionsCache = resolveHint(
       options.packs.map((p) => p.cache?.definitions),
       DEFAULT_DEFINITIONS_TTL_MS,
@@ -136,8 +190,94 @@ export class Runtime {
       options.packs.filter((p) => p.resources.length > 0 || p.resourceTemplates.length > 0).map((p) => p.cache?.data),
       DEFAULT_DATA_TTL_MS,
     );
-    const all = [...this.tools.values()].map((t) => t.listing);
-    this.#listings = { all, readOnly: all.filter((t) => t.annotations?.readOnlyHint === true) };
+    const tools = [...this.tools.values()];
+    const readOnlyTools = tools.filter((t) => t.listing.annotations?.readOnlyHint === true);
+    this.#listed = { all: tools, readOnly: readOnlyTools };
+    this.#listings = { all: tools.map((t) => t.listing), readOnly: readOnlyTools.map((t) => t.listing) };
+    this.#promptListings = [...this.prompts.values()].map(describePrompt);
+    this.#templateListings = [...this.templates.values()].map(describeTemplate);
+  }
+
+  /**
+   * The scopes this server's tokens may carry: `tools:read`, `tools:write` and every scope a
+   * definition or pack names; sorted, each once (HTTP publishes them as `scopes_supported`).
+   */
+  scopesSupported(): string[] {
+    return [...this.#scopesSupported];
+  }
+
+  /**
+   * What a caller may do with one definition: `canAccess` false hides it; otherwise, for a caller
+   * with credentials, every scope it needs (its pack's and its own) must be in the token.
+   * Callers without credentials (a local server) are not checked for scopes. A `resource` is a URI
+   * of a fixed resource or one a template matches; a `resourceTemplate` its URI template or name.
+   * Unknown names are `{ok: true}`, so the usual not-found answer follows.
+   */
+  access(auth: AuthInfo | undefined, kind: AccessKind, nameOrUri: string): Access {
+    if (!this.filtersByCaller) return ACCESS_OK;
+    let definition: object | undefined;
+    if (kind === "tool") definition = this.tools.get(nameOrUri);
+    else if (kind === "prompt") definition = this.prompts.get(nameOrUri);
+    else if (kind === "resourceTemplate") {
+      definition =
+        this.templates.get(nameOrUri) ?? [...this.templates.values()].find((t) => t.uriTemplate === nameOrUri);
+    } else {
+      const found = this.#findResource(nameOrUri, auth);
+      return found === undefined ? ACCESS_OK : found === HIDDEN ? ACCESS_HIDDEN : found.access;
+    }
+    return definition === undefined ? ACCESS_OK : this.#accessTo(auth, definition);
+  }
+
+  /** The access of one known definition (not checked when nothing is guarded). */
+  #accessTo(auth: AuthInfo | undefined, definition: object): Access {
+    if (!this.filtersByCaller) return ACCESS_OK;
+    const target = this.#targets.get(definition);
+    if (target === undefined) return ACCESS_OK;
+    if (this.#canAccess !== undefined && !this.#allows(auth, target)) return ACCESS_HIDDEN;
+    if (auth === undefined || target.requiredScopes.length === 0) return ACCESS_OK;
+    const missing = missingScopes(target.requiredScopes, auth);
+    if (missing.length === 0) return ACCESS_OK;
+    return { ok: false, hidden: false, requiredScopes: [...target.requiredScopes], missingScopes: missing };
+  }
+
+  #allows(auth: AuthInfo | undefined, target: AccessTarget): boolean {
+    try {
+      return (this.#canAccess as CanAccess)(auth, target) === true;
+    } catch (error) {
+      // Failing closed: a rule that cannot decide hides the definition, and the operator hears why.
+      this.logger.warn(
+        { err: error, kind: target.kind, name: target.name, clientId: auth?.clientId },
+        `canAccess threw for ${target.kind} ${target.name}; it is hidden from this caller. Return true or false instead of throwing`,
+      );
+      return false;
+    }
+  }
+
+  /** Whether this caller sees a definition in lists. */
+  #visible(auth: AuthInfo | undefined, definition: object): boolean {
+    return this.#accessTo(auth, definition).ok;
+  }
+
+  /**
+   * The definition that answers a URI for this caller: the fixed resource, else the first template
+   * that matches; hidden ones are passed over as if they did not exist. HIDDEN when only hidden ones match.
+   */
+  #findResource(uri: string, auth: AuthInfo | undefined): FoundResource | typeof HIDDEN | undefined {
+    let hidden = false;
+    const fixed = this.resources.get(uri);
+    if (fixed) {
+      const access = this.#accessTo(auth, fixed);
+      if (access.ok || !access.hidden) return { definition: fixed, vars: undefined, access };
+      hidden = true;
+    }
+    for (const t of this.templates.values()) {
+      const vars = t.match(uri);
+      if (!vars) continue;
+      const access = this.#accessTo(auth, t);
+      if (access.ok || !access.hidden) return { definition: t, vars, access };
+      hidden = true;
+    }
+    return hidden ? HIDDEN : undefined;
   }
 
   get hasResources(): boolean {
@@ -153,13 +293,23 @@ export class Runtime {
     return this.#options.readOnly === true || isReadOnly(authInfo) ? READ_ONLY_VIEW : FULL_VIEW;
   }
 
-  listTools(view: RequestView): ToolListing[] {
-    return view.readOnly ? this.#listings.readOnly : this.#listings.all;
+  /** tools/list for this view and caller: read-only tools only for a read-only view (C14), and only what the caller may use. */
+  listTools(view: RequestView, authInfo?: AuthInfo): ToolListing[] {
+    const listings = view.readOnly ? this.#listings.readOnly : this.#listings.all;
+    if (!this.filtersByCaller) return listings;
+    const tools = view.readOnly ? this.#listed.readOnly : this.#listed.all;
+    const out: ToolListing[] = [];
+    for (let i = 0; i < tools.length; i++) {
+      if (this.#visible(authInfo, tools[i] as AnyTool)) out.push(listings[i] as ToolListing);
+    }
+    return out;
   }
 
   /**
-   * tools/call. Unknown tools are a protocol error (C12); everything else is a result: invalid
-   * arguments (C6), calls the view forbids (C14), and whatever the handler does.
+   * tools/call. Unknown tools, and tools hidden from this caller, are a protocol error (C12); so is a
+   * tool whose scopes the caller's token lacks (-32003). Everything else is a result: invalid
+   * arguments (C6), calls the view forbids (C14), and whatever the handler does. `onOutcome` hears
+   * the outcome of every call answered with a result (what the "tool call" log line records).
    */
   async callTool(
     name: string,
@@ -167,21 +317,25 @@ export class Runtime {
     view: RequestView,
     base: Omit<ToolContext, "signal" | "toolName">,
     signal?: CancelSignal,
+    onOutcome?: ToolOutcomeListener,
   ): Promise<CallToolResult> {
     const tool = this.tools.get(name);
-    if (!tool) {
+    const access = tool === undefined ? ACCESS_OK : this.#accessTo(base.authInfo, tool);
+    if (!tool || (!access.ok && access.hidden)) {
+      // Names this caller can see only: a hidden tool is not even a "closest" match.
       const closest = closestMatches(
         name,
-        this.listTools(view).map((t) => t.name),
+        this.listTools(view, base.authInfo).map((t) => t.name),
         3,
       );
       const hint = closest.length > 0 ? `. Closest tools: ${closest.join(", ")}` : "; this server has no tools";
       throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown tool: ${name}${hint}`);
     }
+    if (!access.ok) throw insufficientScopeError(`tools/call ${name}`, access, base.authInfo);
     const started = performance.now();
     let result: CallToolResult;
     if (view.readOnly && tool.annotations.readOnlyHint !== true) {
-      const allowed = this.listTools(view).map((t) => t.name);
+      const allowed = this.listTools(view, base.authInfo).map((t) => t.name);
       const why = this.#options.readOnly ? "this server is read-only" : "your credentials allow read-only tools only";
       result = toolErrorResult(
         name,
@@ -201,12 +355,23 @@ export class Runtime {
     }
     // The request's logger: a transport may add its request id to every line.
     const logger = base.logger;
-    if (logger.isLevelEnabled?.("info") === false) return result;
+    const logs = logger.isLevelEnabled?.("info") !== false;
+    if (!logs && onOutcome === undefined) return result;
+    const outcome: ToolCallOutcome =
+      signal instanceof InputRound && signal.needsInput ? "input_required" : outcomeOf(result);
+    if (onOutcome !== undefined) {
+      try {
+        onOutcome(name, outcome);
+      } catch (error) {
+        logger.warn({ err: error, tool: name }, "onToolOutcome threw; the call's result is sent all the same");
+      }
+    }
+    if (!logs) return result;
     const meta = result._meta?.[ERROR_META_KEY] as { code?: string; ref?: string } | undefined;
     logger.info(
       {
         tool: name,
-        outcome: signal instanceof InputRound && signal.needsInput ? "input_required" : outcomeOf(result),
+        outcome,
         code: meta?.code,
         ref: meta?.ref,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
@@ -217,20 +382,22 @@ export class Runtime {
     return result;
   }
 
+  /** resources/list: the fixed resources and what each template lists, of those the caller (`ctx.authInfo`) may use. */
   async listResources(ctx: RequestContext): Promise<Resource[]> {
     const out: Resource[] = [];
-    for (const r of this.resources.values()) out.push(describeResource(r));
-    for (const t of this.templates.values()) out.push(...(await this.listTemplateResources(t, ctx)));
+    const auth = ctx.authInfo;
+    for (const r of this.resources.values()) if (this.#visible(auth, r)) out.push(describeResource(r));
+    for (const t of this.templates.values()) {
+      if (this.#visible(auth, t)) out.push(...(await this.listTemplateResources(t, ctx)));
+    }
     return out;
   }
 
-  listResourceTemplates(): ResourceTemplate[] {
-    return [...this.templates.values()].map((t) => {
-      const out: ResourceTemplate = { uriTemplate: t.uriTemplate, name: t.name, description: t.description };
-      if (t.title !== undefined) out.title = t.title;
-      if (t.mimeType !== undefined) out.mimeType = t.mimeType;
-      return out;
-    });
+  /** resources/templates/list, of the templates this caller may use. */
+  listResourceTemplates(authInfo?: AuthInfo): ResourceTemplate[] {
+    if (!this.filtersByCaller) return this.#templateListings;
+    const templates = [...this.templates.values()];
+    return this.#templateListings.filter((_, i) => this.#visible(authInfo, templates[i] as AnyResourceTemplate));
   }
 
   /** The cache hint of resources/read for a URI: its definition's, else its pack's data hint. */
@@ -239,65 +406,83 @@ export class Runtime {
     const definition = fixed ?? [...this.templates.values()].find((t) => t.match(uri) !== undefined);
     if (!definition) return { ttlMs: DEFAULT_DATA_TTL_MS, scope: undefined };
     // The definition's own hint wins over its pack's, field by field.
-    const pack = this.#packOf.get(definition)?.cache?.data;
+    const pack = this.#targets.get(definition)?.pack.cache?.data;
     return {
       ttlMs: definition.cache?.ttlMs ?? pack?.ttlMs ?? DEFAULT_DATA_TTL_MS,
       scope: definition.cache?.scope ?? pack?.scope,
     };
   }
 
-  /** True when a URI is a fixed resource or matches a template's form. */
-  knowsResource(uri: string): boolean {
+  /**
+   * True when a URI is a fixed resource or matches a template's form, and, given credentials, one
+   * that caller may see (hidden ones are unknown to it).
+   */
+  knowsResource(uri: string, authInfo?: AuthInfo): boolean {
+    if (this.filtersByCaller) {
+      const found = this.#findResource(uri, authInfo);
+      return found !== undefined && found !== HIDDEN;
+    }
     if (this.resources.has(uri)) return true;
     for (const t of this.templates.values()) if (t.match(uri)) return true;
     return false;
   }
 
+  /**
+   * resources/read for the caller in `ctx.authInfo`: a resource hidden from it is not found; one
+   * whose scopes its token lacks is -32003.
+   */
   async readResource(uri: string, ctx: RequestContext): Promise<ReadResourceResult> {
-    const fixed = this.resources.get(uri);
-    if (fixed) {
-      const body = await this.#guard(`read ${uri}`, () => fixed.read(ctx));
-      return { contents: toContents(uri, body, fixed.mimeType) };
-    }
-    for (const t of this.templates.values()) {
-      const vars = t.match(uri);
-      if (!vars) continue;
-      const parsed = t.parseParams(vars);
-      if (!parsed.success) {
-        throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid resource URI ${uri}:\n${issuesText(parsed.issues)}`);
-      }
-      const body = await this.#guard(`read ${uri}`, () => t.read(parsed.data, { ...ctx, uri }));
-      return { contents: toContents(uri, body, t.mimeType) };
-    }
-    const forms = [...this.resources.keys(), ...[...this.templates.values()].map((t) => t.uriTemplate)];
-    throw new JsonRpcError(
-      JsonRpcCode.ResourceNotFound,
-      `Resource not found: ${uri}. Known resources: ${forms.length > 0 ? forms.join(", ") : "none"}`,
-      { uri },
-    );
-  }
-
-  listPrompts() {
-    return [...this.prompts.values()].map((p) => {
-      const out: { name: string; title?: string; description: string; arguments: unknown[] } = {
-        name: p.name,
-        description: p.description,
-        arguments: [...p.arguments],
-      };
-      if (p.title !== undefined) out.title = p.title;
-      return out;
-    });
-  }
-
-  async getPrompt(name: string, args: unknown, ctx: RequestContext): Promise<GetPromptResult> {
-    const prompt = this.prompts.get(name);
-    if (!prompt) {
-      const known = [...this.prompts.keys()];
+    const found = this.#findResource(uri, ctx.authInfo);
+    if (found === undefined || found === HIDDEN) {
+      const forms: string[] = [];
+      for (const [key, r] of this.resources) if (this.#visible(ctx.authInfo, r)) forms.push(key);
+      for (const t of this.templates.values()) if (this.#visible(ctx.authInfo, t)) forms.push(t.uriTemplate);
       throw new JsonRpcError(
-        JsonRpcCode.InvalidParams,
-        `Unknown prompt: ${name}. Known prompts: ${known.length > 0 ? known.join(", ") : "none"}`,
+        JsonRpcCode.ResourceNotFound,
+        `Resource not found: ${uri}. Known resources: ${forms.length > 0 ? forms.join(", ") : "none"}`,
+        { uri },
       );
     }
+    if (!found.access.ok) throw insufficientScopeError(`resources/read ${uri}`, found.access, ctx.authInfo);
+    const { definition } = found;
+    if (definition.kind === "resource") {
+      const body = await this.#guard(`read ${uri}`, () => definition.read(ctx));
+      return { contents: toContents(uri, body, definition.mimeType) };
+    }
+    const parsed = definition.parseParams(found.vars ?? {});
+    if (!parsed.success) {
+      throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid resource URI ${uri}:\n${issuesText(parsed.issues)}`);
+    }
+    const body = await this.#guard(`read ${uri}`, () => definition.read(parsed.data, { ...ctx, uri }));
+    return { contents: toContents(uri, body, definition.mimeType) };
+  }
+
+  /** prompts/list, of the prompts this caller may use. */
+  listPrompts(authInfo?: AuthInfo): PromptListing[] {
+    if (!this.filtersByCaller) return this.#promptListings;
+    const prompts = [...this.prompts.values()];
+    return this.#promptListings.filter((_, i) => this.#visible(authInfo, prompts[i] as AnyPrompt));
+  }
+
+  /** A prompt this caller may see, or the unknown-prompt error; -32003 when its token lacks a scope. */
+  #promptFor(name: string, auth: AuthInfo | undefined, action: string, known: boolean): AnyPrompt {
+    const prompt = this.prompts.get(name);
+    const access = prompt === undefined ? ACCESS_HIDDEN : this.#accessTo(auth, prompt);
+    if (!prompt || (!access.ok && access.hidden)) {
+      if (!known) throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown prompt: ${name}`);
+      const names = this.listPrompts(auth).map((p) => p.name);
+      throw new JsonRpcError(
+        JsonRpcCode.InvalidParams,
+        `Unknown prompt: ${name}. Known prompts: ${names.length > 0 ? names.join(", ") : "none"}`,
+      );
+    }
+    if (!access.ok) throw insufficientScopeError(action, access, auth);
+    return prompt;
+  }
+
+  /** prompts/get for the caller in `ctx.authInfo` (hidden prompts are unknown; missing scopes -32003). */
+  async getPrompt(name: string, args: unknown, ctx: RequestContext): Promise<GetPromptResult> {
+    const prompt = this.#promptFor(name, ctx.authInfo, `prompts/get ${name}`, true);
     const parsed = prompt.parseArgs(args);
     if (!parsed.success) {
       throw new JsonRpcError(
@@ -317,16 +502,20 @@ export class Runtime {
     ctx: RequestContext,
   ): Promise<string[]> {
     let completers: Record<string, Completer | undefined> | undefined;
+    const auth = ctx.authInfo;
     if (ref.type === "ref/prompt") {
-      const prompt = this.prompts.get(ref.name ?? "");
-      if (!prompt) throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown prompt: ${ref.name}`);
-      completers = prompt.complete;
+      const name = ref.name ?? "";
+      completers = this.#promptFor(name, auth, `completion/complete ${name}`, false).complete;
     } else if (ref.type === "ref/resource") {
-      const template = [...this.templates.values()].find((t) => t.uriTemplate === ref.uri);
-      if (!template) {
-        if (this.resources.has(ref.uri ?? "")) return [];
-        throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
-      }
+      const uri = ref.uri ?? "";
+      const template = [...this.templates.values()].find((t) => t.uriTemplate === uri);
+      const definition = template ?? this.resources.get(uri);
+      const unknown = () => new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      if (definition === undefined) throw unknown();
+      const access = this.#accessTo(auth, definition);
+      if (!access.ok)
+        throw access.hidden ? unknown() : insufficientScopeError(`completion/complete ${uri}`, access, auth);
+      if (!template) return [];
       completers = template.complete;
     } else {
       throw new JsonRpcError(
@@ -394,6 +583,38 @@ export class Runtime {
   async close(): Promise<void> {
     for (const pack of this.#options.packs) await pack.close?.();
   }
+}
+
+const HIDDEN = Symbol("hidden");
+
+/** The definition that answers a URI, and what this caller may do with it. */
+type FoundResource =
+  | { definition: ResourceDefinition; vars: undefined; access: { ok: true } | ScopeDenied }
+  | { definition: AnyResourceTemplate; vars: Record<string, string | string[]>; access: { ok: true } | ScopeDenied };
+
+/** One entry of prompts/list. */
+export interface PromptListing {
+  name: string;
+  title?: string;
+  description: string;
+  arguments: unknown[];
+}
+
+function describePrompt(p: AnyPrompt): PromptListing {
+  const out: PromptListing = {
+    name: p.name,
+    description: p.description,
+    arguments: [...p.arguments],
+  };
+  if (p.title !== undefined) out.title = p.title;
+  return out;
+}
+
+function describeTemplate(t: AnyResourceTemplate): ResourceTemplate {
+  const out: ResourceTemplate = { uriTemplate: t.uriTemplate, name: t.name, description: t.description };
+  if (t.title !== undefined) out.title = t.title;
+  if (t.mimeType !== undefined) out.mimeType = t.mimeType;
+  return out;
 }
 
 function describeResource(r: ResourceDefinition): Resource {

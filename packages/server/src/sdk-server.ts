@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { CallScope, LegacyConnection, ProtocolCore } from "./core.js";
 import { isModernRequest } from "./era.js";
 import type { Params } from "./params.js";
+import type { ToolOutcomeListener } from "./runtime.js";
 
 // Permissive request schemas: the SDK's own would turn a malformed request into a -32603 ZodError
 // dump; these let the core answer -32602 with a hint instead (C12). Only method and params
@@ -80,6 +81,12 @@ class SdkConnection implements LegacyConnection {
   }
 }
 
+/** What one connection adds to the server's own options. */
+export interface ConnectOptions {
+  /** Hears the outcome of every tools/call on this connection (before the server-wide listener). */
+  onToolOutcome?: ToolOutcomeListener;
+}
+
 export interface SdkServerOptions {
   name: string;
   version: string;
@@ -93,7 +100,7 @@ export interface SdkServerOptions {
  * carry their version in `_meta`) on the same connection. The SDK keeps what is per connection:
  * the `initialize` handshake, requests to the client, cancellation and timeouts.
  */
-export function createSdkServer(core: ProtocolCore): Server {
+export function createSdkServer(core: ProtocolCore, options: ConnectOptions = {}): Server {
   const { info } = core;
   const serverInfo: { name: string; version: string; title?: string } = { name: info.name, version: info.version };
   if (info.title !== undefined) serverInfo.title = info.title;
@@ -115,6 +122,7 @@ export function createSdkServer(core: ProtocolCore): Server {
     };
     if (extra.authInfo) scope.authInfo = extra.authInfo;
     if (extra.sessionId) scope.sessionId = extra.sessionId;
+    if (options.onToolOutcome) scope.onToolOutcome = options.onToolOutcome;
     return scope;
   };
 

@@ -1,12 +1,13 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { AuthInfo, Logger, Pack, TextFormat } from "@toolshed/schema";
+import type { CanAccess } from "./access.js";
 import type { ChangeBus } from "./changes.js";
 import { ProtocolCore } from "./core.js";
 import { createLogger } from "./logger.js";
 import type { RequestStateOptions } from "./request-state.js";
-import { Runtime } from "./runtime.js";
-import { createSdkServer } from "./sdk-server.js";
+import { Runtime, type ToolOutcomeListener } from "./runtime.js";
+import { type ConnectOptions, createSdkServer } from "./sdk-server.js";
 
 export interface CreateServerOptions {
   name: string;
@@ -25,6 +26,18 @@ export interface CreateServerOptions {
   timeoutMs?: number;
   /** Decides from a request's credentials whether it may use only read-only tools (C14). */
   isReadOnlyRequest?: (authInfo: AuthInfo | undefined) => boolean;
+  /**
+   * Per-caller rules that scopes cannot express: false hides a tool, resource, template or prompt
+   * from that caller (left out of lists; a call is answered as if it did not exist). Called with
+   * `undefined` for callers without credentials; a throw counts as false and is logged.
+   * `requiredScopes` on definitions and packs are checked on top of it.
+   */
+  canAccess?: CanAccess;
+  /**
+   * Hears every tools/call's outcome (the "tool call" log line's `outcome`) on requests whose
+   * transport passes none of its own, such as 2025 connections (stdio, in memory, HTTP sessions).
+   */
+  onToolOutcome?: ToolOutcomeListener;
   /** Where resource changes are published and heard; share one (Redis) across instances. */
   changes?: ChangeBus;
   /**
@@ -45,7 +58,7 @@ export interface ToolshedServer {
   /** A new SDK `Server` answering from this runtime, not yet connected. */
   createSdkServer(): Server;
   /** Serves one connection (stdio, in-memory, an HTTP session…) until it closes. */
-  connect(transport: Transport): Promise<Server>;
+  connect(transport: Transport, options?: ConnectOptions): Promise<Server>;
   /** Tells every client listening for `uri` that it changed (subscriptions/listen, resources/subscribe). */
   notifyResourceUpdated(uri: string): Promise<void>;
   /** Closes every connection, then the packs' stores. */
@@ -62,6 +75,7 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     textFormat: options.textFormat,
     timeoutMs: options.timeoutMs,
     isReadOnlyRequest: options.isReadOnlyRequest,
+    ...(options.canAccess ? { canAccess: options.canAccess } : {}),
   });
   const info = {
     name: options.name,
@@ -72,6 +86,7 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
   const core = new ProtocolCore(runtime, info, {
     ...(options.changes ? { changes: options.changes } : {}),
     ...(options.requestState ? { requestState: options.requestState } : {}),
+    ...(options.onToolOutcome ? { onToolOutcome: options.onToolOutcome } : {}),
   });
   const connections = new Set<Server>();
   let closed = false;
@@ -82,9 +97,9 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     core,
     logger,
     createSdkServer: () => createSdkServer(core),
-    async connect(transport) {
+    async connect(transport, connectOptions) {
       if (closed) throw new Error("server is closed");
-      const server = createSdkServer(core);
+      const server = createSdkServer(core, connectOptions);
       server.onerror = (error) => logger.warn({ err: error }, "protocol error");
       connections.add(server);
       await server.connect(transport);

@@ -1,3 +1,10 @@
+/**
+ * @toolshed/storage: opening SQLite, migrations, safe full-text search, cursors and idempotency
+ * for pack stores. PostgreSQL is in `@toolshed/storage/postgres`.
+ *
+ * This file defines the complete public surface of the package. Any new export added here
+ * becomes public API. Use named exports, not wildcards.
+ */
 export { type CursorField, decodeCursor, encodeCursor } from "./cursor.js";
 export { escapeLike, type FtsSearchPhase, planFtsSearch, toFtsQuery } from "./fts.js";
 export {

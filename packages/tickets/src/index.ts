@@ -1,3 +1,10 @@
+/**
+ * @toolshed/tickets: the tickets pack (tools, resources, prompts) and its SQLite store. The
+ * PostgreSQL store is in `@toolshed/tickets/postgres`.
+ *
+ * This file defines the complete public surface of the package. Any new export added here
+ * becomes public API. Use named exports, not wildcards.
+ */
 export { TICKETS_MIGRATIONS } from "./migrations.js";
 export { type TicketsPackOptions, ticketsPack } from "./pack.js";
 export { ticketMarkdown } from "./render-markdown.js";

@@ -1,5 +1,5 @@
 import { closestMatches, NotFoundError } from "@toolshed/errors";
-import { describeValue } from "@toolshed/schema";
+import { describeValue } from "@toolshed/schema/internal";
 import { z } from "zod";
 
 /** Ticket ids are `T-` and a number without leading zeros, such as `T-1001`. */

@@ -31,13 +31,18 @@ export function tarballName(name, version) {
 }
 
 /**
- * Packs every published package into `dest` (one pnpm call) and returns name -> tarball path.
- * Fails when a package has no dist: run the build first.
+ * Packs every published package (or only the ones named) into `dest` (one pnpm call) and returns
+ * name -> tarball path. Fails when a package has no dist: run the build first.
  * @param {string} dest
+ * @param {string[]} [names] only these packages, e.g. internalClosure("@toolshed/http")
  * @returns {Map<string, string>}
  */
-export function packAll(dest) {
-  const packages = publishedPackages();
+export function packAll(dest, names) {
+  const published = publishedPackages();
+  const unknown = names?.find((name) => !published.some((p) => p.name === name));
+  if (unknown)
+    throw new Error(`no published package ${unknown}; choose from ${published.map((p) => p.name).join(", ")}`);
+  const packages = names ? published.filter((p) => names.includes(p.name)) : published;
   for (const pkg of packages) {
     if (!existsSync(join(pkg.dir, "dist"))) throw new Error(`${pkg.name} has no dist/: build it first (npm run build)`);
   }

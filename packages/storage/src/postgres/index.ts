@@ -1,3 +1,9 @@
+/**
+ * @toolshed/storage/postgres: the PostgreSQL side of @toolshed/storage, kept apart so SQLite users never load pg.
+ *
+ * This file defines the complete public surface of the package. Any new export added here
+ * becomes public API. Use named exports, not wildcards.
+ */
 export { PG_IDEMPOTENCY_INDEX_SQL, PG_IDEMPOTENCY_TABLE_SQL, runIdempotentPg } from "./idempotency.js";
 export { checkPgSchemas, type PgMigration, readPgSchemaVersions, runPgMigrations } from "./migrate.js";
 export {

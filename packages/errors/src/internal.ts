@@ -1,0 +1,9 @@
+/**
+ * Internals of @toolshed/errors that the Toolshed runtime and transports build on. Not public
+ * API: anything here may change in any release.
+ */
+export { batchErrorInfo, isBatchResult, summarizeBatch } from "./batch.js";
+export { parseRetryAfter } from "./classify.js";
+export { isRetryableByDefault } from "./codes.js";
+export { type ErrorLogger, newErrorRef, serializeError, stderrErrorLogger } from "./logger.js";
+export { formatIssue } from "./results.js";

@@ -1,0 +1,113 @@
+import type { AuthInfo } from "@toolshed/schema";
+import type { Authenticator } from "./auth.js";
+import type { Exchange } from "./exchange.js";
+import type { OriginPolicy } from "./guards.js";
+import { checkHostAndOrigin } from "./guards.js";
+import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
+import type { RateLimiter } from "./rate-limit.js";
+import type { RequestRecord } from "./request-context.js";
+import { SCOPES } from "./tokens.js";
+import { wwwAuthenticate } from "./well-known.js";
+
+export interface AdmissionOptions {
+  policy: OriginPolicy;
+  auth: Authenticator | undefined;
+  limiter: RateLimiter | undefined;
+  /** Public base URL for WWW-Authenticate, from the configured one or the request's URL. */
+  baseUrl: (requestUrl: string) => string;
+  isClosing: () => boolean;
+}
+
+export type Admission =
+  | {
+      ok: true;
+      authInfo?: AuthInfo;
+      /** The credential's owner key: one per caller, whatever its label (see auth.ts). */
+      owner?: string;
+      /** Whose rate allowance and session quota this request counts against: the owner, or the address without auth. */
+      client: string;
+      /** Charges more calls to the same allowance (a batch counts every request); a 429 when refused. */
+      charge?: Charge;
+    }
+  | { ok: false; response: Response };
+
+/** Takes `calls` more from the caller's rate allowance; the 429 answer when there are not enough left. */
+export type Charge = (calls: number) => Promise<Response | undefined>;
+
+// Names a token could hide under in a URL; URLs end up in logs, proxies and browser history.
+const QUERY_TOKEN_NAMES = ["access_token", "token", "bearer", "api_key"];
+
+const tooMany = (retryAfterSeconds: number) =>
+  jsonRpcErrorResponse(
+    429,
+    HttpErrorCode.Transport,
+    `Too Many Requests: rate limit exceeded; retry after ${retryAfterSeconds} s`,
+    { "Retry-After": String(retryAfterSeconds) },
+  );
+
+/** The checks in front of /mcp, cheapest first: shutdown, Host and Origin, tokens in the URL, auth, rate limit. */
+export async function admit(head: Exchange, record: RequestRecord, o: AdmissionOptions): Promise<Admission> {
+  if (o.isClosing()) {
+    const response = jsonRpcErrorResponse(
+      503,
+      HttpErrorCode.Transport,
+      "Service Unavailable: the server is shutting down",
+      { "Retry-After": "5", Connection: "close" },
+    );
+    return { ok: false, response };
+  }
+  const foreign = checkHostAndOrigin(head.headers, o.policy, head.url);
+  if (foreign) return { ok: false, response: foreign };
+  // node:http passes any Host on; the answers below build URLs from it.
+  if (!URL.canParse(head.url)) {
+    const description = "Bad Request: the Host header is not a host name (name or name:port)";
+    return { ok: false, response: jsonRpcErrorResponse(400, HttpErrorCode.Transport, description) };
+  }
+  if (head.query !== "") {
+    const params = new URLSearchParams(head.query);
+    const inQuery = QUERY_TOKEN_NAMES.find((name) => params.has(name));
+    if (inQuery) {
+      const description = `Bad Request: tokens are not accepted in the URL (found "${inQuery}"); send the header Authorization: Bearer <token>`;
+      const response = jsonRpcErrorResponse(400, HttpErrorCode.Transport, description, {
+        "WWW-Authenticate": wwwAuthenticate(o.baseUrl(head.url), "invalid_request", description),
+      });
+      return { ok: false, response };
+    }
+  }
+  const address = head.address ?? "unknown";
+  let authInfo: AuthInfo | undefined;
+  let owner: string | undefined;
+  let ownLimit: number | undefined;
+  if (o.auth) {
+    const outcome = await o.auth.authenticate(head.headers.get("authorization"));
+    if (!outcome.ok) {
+      // Failed attempts count against the address, so guessing tokens is rate limited too.
+      const limited = await o.limiter?.take(`addr:${address}`);
+      if (limited && !limited.ok) return { ok: false, response: tooMany(limited.retryAfterSeconds) };
+      const headers: Record<string, string> = {};
+      if (outcome.status !== 503) {
+        const scope = outcome.error === "insufficient_scope" ? SCOPES.join(" ") : undefined;
+        headers["WWW-Authenticate"] = wwwAuthenticate(o.baseUrl(head.url), outcome.error, outcome.description, scope);
+      } else headers["Retry-After"] = "30";
+      const response = jsonRpcErrorResponse(outcome.status, HttpErrorCode.Transport, outcome.description, headers);
+      return { ok: false, response };
+    }
+    ({ authInfo, owner } = outcome);
+    ownLimit = outcome.rateLimit;
+    record.tokenId = outcome.label;
+  }
+  const key = owner ? `token:${owner}` : `addr:${address}`;
+  const admitted: Admission & { ok: true } = { ok: true, client: key };
+  if (authInfo) admitted.authInfo = authInfo;
+  if (owner) admitted.owner = owner;
+  const { limiter } = o;
+  const limited = await limiter?.take(key, ownLimit);
+  if (limited && !limited.ok) return { ok: false, response: tooMany(limited.retryAfterSeconds) };
+  if (limiter) {
+    admitted.charge = async (calls) => {
+      const more = await limiter.take(key, ownLimit, calls);
+      return more.ok ? undefined : tooMany(more.retryAfterSeconds);
+    };
+  }
+  return admitted;
+}

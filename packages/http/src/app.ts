@@ -1,0 +1,250 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { CancelledError } from "@toolshed/errors";
+import type { AuthInfo, Logger, Pack, TextFormat } from "@toolshed/schema";
+import { type CanAccess, type ChangeBus, createLogger, createServer, type ToolshedServer } from "@toolshed/server";
+import { insufficientScopeError } from "@toolshed/server/internal";
+import { createAuthenticator, type JwtOptions } from "./auth.js";
+import { type CorsOptions, corsPolicy } from "./cors.js";
+import { createDispatcher } from "./dispatcher.js";
+import { createFetchHandler, type FetchEnv } from "./fetch-handler.js";
+import { checkAuthConfigured, resolveOriginPolicy } from "./guards.js";
+import { jsonResponse } from "./http-errors.js";
+import { InFlight } from "./in-flight.js";
+import type { IntrospectionOptions } from "./introspection.js";
+import { createNodeListener } from "./node-listener.js";
+import { Pipeline } from "./pipeline.js";
+import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
+import { requestAwareLogger } from "./request-context.js";
+import { logRequests, type RequestSummary } from "./request-log.js";
+import { Sessions } from "./sessions.js";
+import type { StaticToken } from "./tokens.js";
+import { VERSION } from "./version.js";
+import { resourceMetadata, wwwAuthenticate } from "./well-known.js";
+
+export interface HttpAppOptions {
+  /** Packs to serve; a Toolshed server is built for them (and closed with the app). */
+  packs?: readonly Pack[];
+  /** Or an existing Toolshed server to serve (the app does not close it). */
+  server?: ToolshedServer;
+  name?: string;
+  version?: string;
+  title?: string;
+  instructions?: string;
+  /** Publish and accept only read-only tools (C14). */
+  readOnly?: boolean;
+  /**
+   * Per-caller rules that scopes cannot express: false hides a tool, resource, template or prompt
+   * from that caller (left out of lists; a call is answered as if it did not exist). `requiredScopes`
+   * on definitions and packs are checked on top of it.
+   */
+  canAccess?: CanAccess;
+  textFormat?: TextFormat;
+  /** Tool call timeout in ms (the runtime's default is 30 000). */
+  toolTimeoutMs?: number;
+  /** JSON-lines logger; pino on stderr by default. */
+  logger?: Logger;
+  /** Stateful sessions on the SDK transport instead of the stateless dispatcher. */
+  sessions?: boolean;
+  /** Close sessions idle this long (ms, default 30 min). */
+  sessionIdleTimeoutMs?: number;
+  maxSessions?: number;
+  /** Sessions one token (or, without auth, one address) may hold (default 100); see Sessions. */
+  sessionsPerClient?: number;
+  /** Static bearer tokens. */
+  tokens?: readonly StaticToken[];
+  /** JWTs checked against a JWKS. */
+  jwt?: JwtOptions;
+  /** Opaque tokens checked at the authorization server's introspection endpoint (RFC 7662). */
+  introspection?: IntrospectionOptions;
+  /** Address the server is bound to: decides the default Host/Origin lists and whether auth may be off. */
+  host?: string;
+  /** Bound port, for the default Host list; without it loopback names match any port. */
+  port?: number;
+  /** Host header values accepted (`name` or `name:port`); `*` accepts any. */
+  allowedHosts?: readonly string[];
+  /** Origin header values accepted (`http://name:port`, `:*` for any port); `*` accepts any. */
+  allowedOrigins?: readonly string[];
+  /** Largest request body in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Requests per minute per token, or per address without one (default 600; 0 = off). */
+  rateLimit?: number;
+  /** A limiter to use instead of the in-memory one (e.g. createRedisRateLimiter); closed by its owner. */
+  rateLimiter?: RateLimiter;
+  /** Readiness probe for /readyz (e.g. the database answers). */
+  ready?: () => boolean | Promise<boolean>;
+  /** Where resource changes are published (e.g. createRedisChangeBus, shared by instances); closed by its owner. */
+  changes?: ChangeBus;
+  /**
+   * HMAC key for 2026-07-28 multi round-trip `requestState` (at least 16 bytes); instances behind one
+   * load balancer must share it. Default: a random key per process.
+   */
+  stateSecret?: string;
+  /** Public base URL (scheme://host[:port]) when behind a proxy; otherwise taken from the request. */
+  publicUrl?: string;
+  /** Path of the MCP endpoint (default /mcp). */
+  path?: string;
+  /** Browser clients allowed from these origins (CORS); off by default. */
+  cors?: CorsOptions;
+  /** Called once per request after its answer was sent; default: a JSON log line ("request") on `logger`. */
+  onRequest?: (summary: RequestSummary) => void;
+}
+
+export interface HttpApp {
+  /**
+   * The app as a Fetch handler: Hono (`app.all("/mcp", (c) => http.fetch(c.req.raw, c.env))`), Bun,
+   * Deno, workers. Pass `{ address }` (or Hono's `c.env` on @hono/node-server) for per-address limits.
+   */
+  fetch(request: Request, env?: FetchEnv): Promise<Response>;
+  /** The app as a node:http request listener: `http.createServer(app.nodeListener)`, or an Express or Fastify route. */
+  nodeListener(request: IncomingMessage, response: ServerResponse): void;
+  server: ToolshedServer;
+  /** Requests being answered now. */
+  readonly inFlight: number;
+  /** Stops taking requests (503, /readyz fails), waits up to `graceMs` for in-flight ones, cancels the rest, closes sessions and the server. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_RATE_LIMIT = 600;
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+
+/** The Streamable HTTP app: /mcp, /healthz, /readyz and the OAuth resource metadata. */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const host = options.host ?? "127.0.0.1";
+  checkAuthConfigured(
+    host,
+    (options.tokens?.length ?? 0) > 0 || options.jwt !== undefined || options.introspection !== undefined,
+  );
+  const baseLogger = options.logger ?? createLogger();
+  const logger = requestAwareLogger(baseLogger);
+  const name = options.name ?? "toolshed";
+  const ownsServer = options.server === undefined;
+  const server =
+    options.server ??
+    createServer({
+      name,
+      version: options.version ?? VERSION,
+      packs: options.packs ?? [],
+      logger,
+      ...(options.title === undefined ? {} : { title: options.title }),
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+      ...(options.canAccess === undefined ? {} : { canAccess: options.canAccess }),
+      ...(options.textFormat === undefined ? {} : { textFormat: options.textFormat }),
+      ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+      ...(options.changes === undefined ? {} : { changes: options.changes }),
+      ...(options.stateSecret === undefined ? {} : { requestState: { secret: options.stateSecret } }),
+    });
+  const auth = createAuthenticator({
+    ...(options.tokens ? { tokens: options.tokens } : {}),
+    ...(options.jwt ? { jwt: options.jwt } : {}),
+    ...(options.introspection ? { introspection: options.introspection } : {}),
+    scopesSupported: server.runtime.scopesSupported(),
+    logger: baseLogger,
+  });
+  const path = options.path ?? "/mcp";
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const inFlight = new InFlight();
+  const sessions = options.sessions
+    ? new Sessions({
+        server,
+        logger,
+        maxBodyBytes,
+        idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_MS,
+        ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
+        ...(options.sessionsPerClient === undefined ? {} : { sessionsPerClient: options.sessionsPerClient }),
+      })
+    : undefined;
+  const dispatch = createDispatcher(server.core);
+  const cors = options.cors ? corsPolicy(options.cors) : undefined;
+  const policy = resolveOriginPolicy({
+    host,
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  });
+  // A page origin allowed by CORS passes the Origin check too.
+  if (cors && policy.allowedOrigins) policy.allowedOrigins = [...policy.allowedOrigins, ...cors.origins];
+  const publicUrl = options.publicUrl?.replace(/\/+$/, "");
+  const baseUrl = (url: string) => publicUrl ?? new URL(url).origin;
+  let closing: Promise<void> | undefined;
+  const pipeline = new Pipeline({
+    path,
+    policy,
+    auth,
+    limiter: options.rateLimiter ?? createRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT),
+    dispatch,
+    sessions,
+    inFlight,
+    maxBodyBytes,
+    baseUrl,
+    isClosing: () => closing !== undefined,
+    logger,
+    ready: options.ready ?? (() => true),
+    ...(auth
+      ? {
+          metadata: (base: string) =>
+            resourceMetadata(
+              base,
+              path,
+              name,
+              options.jwt?.issuer ?? options.introspection?.issuer,
+              server.runtime.scopesSupported(),
+            ),
+        }
+      : {}),
+    ...(cors ? { cors } : {}),
+    ...(server.runtime.filtersByCaller ? { checkScopes: scopeChallenge(server) } : {}),
+    onRequest: options.onRequest ?? logRequests(baseLogger),
+  });
+
+  const close = async (graceMs: number) => {
+    // Listen streams would otherwise hold the grace period: end them with their final result.
+    server.core.close();
+    const idle = await inFlight.whenIdle(graceMs);
+    if (!idle) {
+      logger.warn(
+        { inFlight: inFlight.count, graceMs },
+        "shutdown deadline passed; cancelling the calls still running",
+      );
+      inFlight.abortAll(new CancelledError("the server is shutting down"));
+    }
+    await sessions?.close();
+    if (!idle) await inFlight.whenIdle(2_000);
+    if (ownsServer) await server.close();
+  };
+
+  return {
+    fetch: createFetchHandler(pipeline),
+    nodeListener: createNodeListener(pipeline),
+    server,
+    get inFlight() {
+      return inFlight.count;
+    },
+    close(closeOptions = {}) {
+      closing ??= close(closeOptions.graceMs ?? 10_000);
+      return closing;
+    },
+  };
+}
+
+/**
+ * The spec's step-up challenge: a lone request for something the caller may see but lacks a scope
+ * for is 403 `insufficient_scope`, naming every scope the operation needs, so the client can ask
+ * for a token with them. Hidden definitions are left to the core (answered as unknown).
+ */
+function scopeChallenge(server: ToolshedServer) {
+  return (request: JSONRPCRequest, authInfo: AuthInfo | undefined, baseUrl: string): Response | undefined => {
+    const access = server.core.accessOfRequest(request, authInfo);
+    if (!access || access.ok || access.hidden) return undefined;
+    const error = insufficientScopeError(access.action, access, authInfo);
+    const body = {
+      jsonrpc: "2.0",
+      id: request.id,
+      error: { code: error.code, message: error.message, data: error.data },
+    };
+    const challenge = wwwAuthenticate(baseUrl, "insufficient_scope", error.message, access.requiredScopes.join(" "));
+    return jsonResponse(403, body, { "WWW-Authenticate": challenge });
+  };
+}

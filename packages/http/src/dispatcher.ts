@@ -1,0 +1,94 @@
+import type { JSONRPCMessage, JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthInfo, Logger } from "@toolshed/schema";
+import type { Era } from "@toolshed/server";
+import type { Answer, CallScope, CancelSignal, ProtocolCore } from "@toolshed/server/internal";
+import { currentRequest, type RequestRecord, recordingLogger } from "./request-context.js";
+
+/** What one HTTP request gives the calls it carries. */
+export interface CallContext {
+  authInfo?: AuthInfo;
+  /** Aborted when the client goes away or the server gives up on the call. */
+  signal: AbortSignal;
+  /** The same cancellation in a cheaper form, which tool calls listen to instead when given. */
+  cancel?: CancelSignal;
+  /** Streams a notification to the client; absent when the answer is plain JSON. */
+  notify?: (notification: JSONRPCNotification) => void;
+  /**
+   * The HTTP request's record, for its log line (otherwise the one `runInRequest` set, if any);
+   * the calls then log with the request's id.
+   */
+  record?: RequestRecord;
+  /** Set when the transport already knows the era (a 2026-07-28 MCP-Protocol-Version header). */
+  era?: Era;
+}
+
+export type { Answer };
+
+/**
+ * A request's scope for the core. Reads through to the caller's context instead of copying it:
+ * copying would read (and so make) its signal.
+ */
+class HttpScope implements CallScope {
+  readonly #base: CallContext;
+  readonly #record: RequestRecord | undefined;
+  readonly logger: Logger;
+
+  constructor(base: CallContext, record: RequestRecord | undefined, logger: Logger) {
+    this.#base = base;
+    this.#record = record;
+    this.logger = logger;
+  }
+
+  get signal(): AbortSignal {
+    return this.#base.signal;
+  }
+
+  get cancel(): CancelSignal | undefined {
+    return this.#base.cancel;
+  }
+
+  get authInfo(): AuthInfo | undefined {
+    return this.#base.authInfo;
+  }
+
+  get era(): Era | undefined {
+    return this.#base.era;
+  }
+
+  get notify(): CallScope["notify"] {
+    const notify = this.#base.notify;
+    return notify && ((n) => notify({ jsonrpc: "2.0", ...n }));
+  }
+
+  onToolCall(name: string): void {
+    this.#record?.tools.push(name);
+  }
+
+  onToolOutcome(_name: string, outcome: string): void {
+    this.#record?.outcomes.push(outcome);
+  }
+}
+
+/**
+ * Stateless JSON-RPC over the shared protocol core: no SDK server or transport per request.
+ * Answers requests; notifications and client responses need no answer (undefined).
+ */
+export function createDispatcher(core: ProtocolCore) {
+  const logger = core.runtime.logger;
+  const dispatch = async (message: JSONRPCMessage, callContext: CallContext): Promise<Answer | undefined> => {
+    if (!("method" in message && "id" in message)) return undefined;
+    const record = callContext.record ?? currentRequest();
+    record?.rpc.push(message.method);
+    const scope = new HttpScope(
+      callContext,
+      record,
+      callContext.record ? recordingLogger(logger, () => record) : logger,
+    );
+    return core.dispatch(message, scope);
+  };
+  /** The HTTP status of an answer: 200, or what a 2026-07-28 error calls for (400, 404). */
+  const statusOf = (answer: Answer) => core.statusOf(answer);
+  return Object.assign(dispatch, { statusOf });
+}
+
+export type Dispatch = ReturnType<typeof createDispatcher>;

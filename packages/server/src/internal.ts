@@ -1,0 +1,41 @@
+/**
+ * Internals of @toolshed/server that Toolshed's own transports (@toolshed/http) and tests build
+ * on: the protocol core, JSON-RPC checks and the runtime. Not public API: anything here may
+ * change in any release.
+ */
+export {
+  type Access,
+  insufficientScopeError,
+  type RequestAccess,
+  type ScopeDenied,
+} from "./access.js";
+export {
+  type Answer,
+  type CallScope,
+  type LegacyConnection,
+  ProtocolCore,
+  type ProtocolCoreOptions,
+  type ServerInfo,
+} from "./core.js";
+export { type Envelope, readEnvelope } from "./envelope.js";
+export { isModernRequest, MetaKey, metaVersionOf } from "./era.js";
+export { type CheckedMessage, checkJsonRpcMessage, type JsonRpcErrorResponse, parseJsonRpcText } from "./jsonrpc.js";
+export {
+  checkLogLevel,
+  completionParams,
+  optionalObject,
+  type Params,
+  paramsOf,
+  requireString,
+} from "./params.js";
+export { DEFAULT_STATE_MAX_BYTES, DEFAULT_STATE_TTL_MS, RequestStateCodec } from "./request-state.js";
+export { type CancelSignal, outcomeOf } from "./run-tool.js";
+export {
+  type CacheFields,
+  defaultIsReadOnlyRequest,
+  type PromptListing,
+  type RequestView,
+  Runtime,
+  type RuntimeOptions,
+} from "./runtime.js";
+export { createSdkServer, type SdkServerOptions } from "./sdk-server.js";

@@ -1,0 +1,19 @@
+export {
+  type AuthorizationServer,
+  type AuthorizationServerOptions,
+  INTROSPECTION_CLIENT_ID,
+  INTROSPECTION_CLIENT_SECRET,
+  type IntrospectionAnswer,
+  type IntrospectionCall,
+  startAuthorizationServer,
+} from "./authorization-server.js";
+export {
+  connect,
+  MCP_HEADERS,
+  MODERN_VERSION,
+  modernEnvelope,
+  modernPost,
+  post,
+  sseMessages,
+} from "./http.js";
+export { silentLogger } from "./logger.js";
