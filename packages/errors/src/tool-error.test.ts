@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ERROR_META_KEY, ErrorCode, ErrorKind, isErrorCode, isRetryableByDefault } from "./codes.js";
 import * as api from "./index.js";
+import * as internal from "./internal.js";
 import {
   CancelledError,
   ConflictError,
@@ -190,8 +191,8 @@ describe("isToolError", () => {
   });
 });
 
-describe("public entry point", () => {
-  it("exports the whole API from index", () => {
+describe("entry points", () => {
+  it("index exports the public API", () => {
     expect(Object.keys(api).sort()).toStrictEqual(
       [
         "BatchCollector",
@@ -208,27 +209,34 @@ describe("public entry point", () => {
         "TimeoutError",
         "ToolError",
         "UnavailableError",
-        "batchErrorInfo",
         "batchToolResult",
         "classifyError",
         "closestMatches",
         "didYouMean",
-        "formatIssue",
         "invalidArgumentsResult",
-        "isBatchResult",
         "isErrorCode",
-        "isRetryableByDefault",
         "isToolError",
         "maskInternalError",
-        "newErrorRef",
-        "parseRetryAfter",
         "retryHint",
         "runBatch",
+        "toToolErrorResult",
+        "toolErrorResult",
+      ].sort(),
+    );
+  });
+
+  it("internal exports what the runtime needs beyond it, and nothing public twice", () => {
+    expect(Object.keys(internal).sort()).toStrictEqual(
+      [
+        "batchErrorInfo",
+        "formatIssue",
+        "isBatchResult",
+        "isRetryableByDefault",
+        "newErrorRef",
+        "parseRetryAfter",
         "serializeError",
         "stderrErrorLogger",
         "summarizeBatch",
-        "toToolErrorResult",
-        "toolErrorResult",
       ].sort(),
     );
   });

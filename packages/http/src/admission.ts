@@ -56,7 +56,9 @@ export async function admit(head: Exchange, record: RequestRecord, o: AdmissionO
     );
     return { ok: false, response };
   }
-  const foreign = checkHostAndOrigin(head.headers, o.policy, head.url);
+  // A URL built from the Host header has nothing to compare with it: skip parsing it twice.
+  const builtFromHost = head.targetIsPath && head.headers.get("host") !== null;
+  const foreign = checkHostAndOrigin(head.headers, o.policy, builtFromHost ? undefined : head.url);
   if (foreign) return { ok: false, response: foreign };
   // node:http passes any Host on; the answers below build URLs from it.
   if (!URL.canParse(head.url)) {

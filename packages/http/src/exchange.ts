@@ -12,6 +12,11 @@ export interface Exchange {
   readonly query: string;
   /** The absolute request URL (from the Host header on node:http, so possibly unparsable). */
   readonly url: string;
+  /**
+   * True when the request target was a path (origin-form) and `url` was built from the Host
+   * header, so the two cannot disagree; false when the URL came from elsewhere.
+   */
+  readonly targetIsPath: boolean;
   readonly headers: HeaderReader;
   /** The client's address, when the adapter knows it. */
   readonly address: string | undefined;

@@ -21,6 +21,7 @@ class FetchExchange implements Exchange {
   readonly path: string;
   readonly query: string;
   readonly url: string;
+  readonly targetIsPath = false;
   readonly headers: Headers;
   readonly address: string | undefined;
   readonly #request: Request;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import type { Exchange, HttpAnswer } from "./exchange.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
-import type { Pipeline } from "./pipeline.js";
+import type { Handled, Pipeline } from "./pipeline.js";
 import type { HeaderReader } from "./wire.js";
 
 /**
@@ -136,6 +136,7 @@ class NodeExchange implements Exchange {
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #target: string;
+  #url: string | undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse) {
     this.#req = req;
@@ -151,10 +152,18 @@ class NodeExchange implements Exchange {
     this.query = at < 0 ? "" : pathAndQuery.slice(at + 1);
   }
 
+  get targetIsPath(): boolean {
+    return this.#target.startsWith("/");
+  }
+
   get url(): string {
-    if (!this.#target.startsWith("/")) return this.#target;
-    const tls = (this.#req.socket as { encrypted?: boolean }).encrypted === true;
-    return `${tls ? "https" : "http"}://${this.headers.get("host") ?? "localhost"}${this.#target}`;
+    if (this.#url !== undefined) return this.#url;
+    if (!this.#target.startsWith("/")) this.#url = this.#target;
+    else {
+      const tls = (this.#req.socket as { encrypted?: boolean }).encrypted === true;
+      this.#url = `${tls ? "https" : "http"}://${this.headers.get("host") ?? "localhost"}${this.#target}`;
+    }
+    return this.#url;
   }
 
   get address(): string | undefined {
@@ -192,7 +201,7 @@ const pathOf = (url: URL) => `${url.pathname}${url.search}`;
 
 function writeAnswer(res: ServerResponse, answer: HttpAnswer): Promise<void> | undefined {
   if (answer instanceof Response) return writeResponse(res, answer);
-  const headers: Record<string, string | number> = { ...answer.headers };
+  const headers: Record<string, string | number> = answer.headers ?? {};
   if (answer.json === undefined) {
     res.writeHead(answer.status, headers).end();
     return;
@@ -209,13 +218,22 @@ function writeAnswer(res: ServerResponse, answer: HttpAnswer): Promise<void> | u
  */
 export function createNodeListener(pipeline: Pipeline): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const handled = pipeline.handle(new NodeExchange(req, res));
-    res.once("close", () => void handled.then((h) => h.sent(res.statusCode)));
-    handled
-      .then((h) => writeAnswer(res, h.answer))
-      .catch(() => {
+    let handled: Handled | undefined;
+    let closed = false;
+    // The answer is reported sent when the connection is done with it (or the client left first).
+    res.once("close", () => {
+      if (handled) handled.sent(res.statusCode);
+      else closed = true;
+    });
+    pipeline.handle(new NodeExchange(req, res)).then(
+      (h) => {
+        handled = h;
+        if (closed) return h.sent(res.statusCode);
+        const writing = writeAnswer(res, h.answer);
         // Writing failed after the headers went out (a stream broke): nothing more can be said.
-        res.destroy();
-      });
+        writing?.catch(() => res.destroy());
+      },
+      () => res.destroy(),
+    );
   };
 }

@@ -10,7 +10,7 @@ import { checkHostAndOrigin } from "./guards.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import type { InFlight } from "./in-flight.js";
 import { type RequestRecord, runInRequest } from "./request-context.js";
-import { newRequestRecord, type RequestSummary, summarize } from "./request-log.js";
+import { newRequestRecord, type RequestListener, summarize } from "./request-log.js";
 import type { Sessions } from "./sessions.js";
 import { answerStatelessPost, type ScopeCheck } from "./stateless.js";
 import { RESOURCE_METADATA_PATH } from "./well-known.js";
@@ -33,7 +33,7 @@ export interface PipelineOptions extends AdmissionOptions {
   /** 403 insufficient_scope for a call the caller may see but lacks a scope for (given the public base URL). */
   checkScopes?: (request: JSONRPCRequest, authInfo: AuthInfo | undefined, baseUrl: string) => Response | undefined;
   /** Every request, once its answer has been sent (or the client left): the request log. */
-  onRequest: (summary: RequestSummary) => void;
+  onRequest: RequestListener;
 }
 
 /** An answer, and what the adapter calls once it has been sent or the client has gone. */
@@ -83,7 +83,8 @@ export class Pipeline {
         if (done) return;
         done = true;
         for (const end of ends) end();
-        this.#o.onRequest(summarize(record, ex, status, started));
+        const { onRequest } = this.#o;
+        if (onRequest.wants?.(status) !== false) onRequest(summarize(record, ex, status, started));
       },
     };
   }

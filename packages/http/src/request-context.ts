@@ -22,21 +22,48 @@ export function currentRequest(): RequestRecord | undefined {
   return storage.getStore();
 }
 
-/** A logger whose lines carry the id of the request being handled, if any (`recordOf`). */
-export function recordingLogger(base: Logger, recordOf: () => RequestRecord | undefined): Logger {
-  const withRequest = (obj: object): object => {
-    const record = recordOf();
+/**
+ * A logger whose lines carry the id of the request being handled, if any (`recordOf`). A class:
+ * the stateless path makes one per request, and methods on a prototype cost nothing to make.
+ */
+class RecordingLogger implements Logger {
+  readonly #base: Logger;
+  readonly #recordOf: () => RequestRecord | undefined;
+
+  constructor(base: Logger, recordOf: () => RequestRecord | undefined) {
+    this.#base = base;
+    this.#recordOf = recordOf;
+  }
+
+  #with(obj: object): object {
+    const record = this.#recordOf();
     return record ? { reqId: record.id, ...obj } : obj;
-  };
-  const logger: Logger = {
-    error: (obj, msg) => base.error(withRequest(obj), msg),
-    warn: (obj, msg) => base.warn(withRequest(obj), msg),
-    info: (obj, msg) => base.info(withRequest(obj), msg),
-    debug: (obj, msg) => base.debug(withRequest(obj), msg),
-  };
-  // Lets the runtime skip building lines the level drops.
-  if (base.isLevelEnabled) logger.isLevelEnabled = (level) => base.isLevelEnabled?.(level) ?? true;
-  return logger;
+  }
+
+  error(obj: object, msg?: string): void {
+    this.#base.error(this.#with(obj), msg);
+  }
+
+  warn(obj: object, msg?: string): void {
+    this.#base.warn(this.#with(obj), msg);
+  }
+
+  info(obj: object, msg?: string): void {
+    this.#base.info(this.#with(obj), msg);
+  }
+
+  debug(obj: object, msg?: string): void {
+    this.#base.debug(this.#with(obj), msg);
+  }
+
+  /** Lets the runtime skip building lines the level drops. */
+  isLevelEnabled(level: string): boolean {
+    return this.#base.isLevelEnabled?.(level) ?? true;
+  }
+}
+
+export function recordingLogger(base: Logger, recordOf: () => RequestRecord | undefined): Logger {
+  return new RecordingLogger(base, recordOf);
 }
 
 /**

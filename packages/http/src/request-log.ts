@@ -51,10 +51,16 @@ export function summarize(record: RequestRecord, ex: Exchange, status: number, s
   return summary;
 }
 
+/** Hears each request's summary; `wants` may say a status's summary is not needed, so it is not built. */
+export type RequestListener = ((summary: RequestSummary) => void) & { wants?: (status: number) => boolean };
+
 /** The default request log: one JSON line per request, a warning for 5xx. */
-export function logRequests(logger: Logger): (summary: RequestSummary) => void {
-  return (summary) => {
+export function logRequests(logger: Logger): RequestListener {
+  const log: RequestListener = (summary) => {
     if (summary.status >= 500) logger.warn(summary, "request");
     else logger.info(summary, "request");
   };
+  // The level is read per request: pino's can change while the server runs.
+  log.wants = (status) => status >= 500 || logger.isLevelEnabled?.("info") !== false;
+  return log;
 }

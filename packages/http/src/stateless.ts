@@ -162,15 +162,7 @@ export async function answerStatelessPost(
     if (challenge) return challenge;
   }
   const { cancel } = post;
-  // The AbortSignal is made only if a handler asks for it.
-  const ctx: CallContext = {
-    get signal() {
-      return cancel.signal;
-    },
-    cancel,
-  };
-  if (authInfo) ctx.authInfo = authInfo;
-  if (post.record) ctx.record = post.record;
+  const ctx = callContext(post, authInfo);
   const stream = requests.some(streams);
   if (!stream) {
     if (!batch && errors.length === 0) return json(200, await options.dispatch(requests[0] as JSONRPCRequest, ctx));
@@ -179,6 +171,21 @@ export async function answerStatelessPost(
     return json(200, batch ? all : all[0]);
   }
   return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, { ...ctx, notify }), cancel);
+}
+
+/** What the calls of one POST share. The AbortSignal is made only if a handler asks for it. */
+function callContext(post: StatelessPost, authInfo: AuthInfo | undefined, era?: "modern"): CallContext {
+  const { cancel } = post;
+  const ctx: CallContext = {
+    get signal() {
+      return cancel.signal;
+    },
+    cancel,
+  };
+  if (era) ctx.era = era;
+  if (authInfo) ctx.authInfo = authInfo;
+  if (post.record) ctx.record = post.record;
+  return ctx;
 }
 
 /**
@@ -218,15 +225,7 @@ async function answerModernPost(
   const challenge = options.checkScopes?.(first, authInfo);
   if (challenge) return challenge;
   const { cancel } = post;
-  const ctx: CallContext = {
-    get signal() {
-      return cancel.signal;
-    },
-    cancel,
-    era: "modern",
-  };
-  if (authInfo) ctx.authInfo = authInfo;
-  if (post.record) ctx.record = post.record;
+  const ctx = callContext(post, authInfo, "modern");
   if (streams(first)) {
     return sseAnswer([first], [], (m, notify) => options.dispatch(m, { ...ctx, notify }), cancel);
   }

@@ -263,3 +263,19 @@ describe("2026-07-28, stateless", () => {
     ]);
   });
 });
+
+describe("the protected resource metadata", () => {
+  it("publishes scopes_supported derived from the definitions and packs", async () => {
+    const res = await fetch(new URL("/.well-known/oauth-protected-resource/mcp", stateless));
+    expect(res.status).toBe(200);
+    const metadata = (await res.json()) as { scopes_supported: string[]; resource: string };
+    expect(metadata.resource).toBe(stateless);
+    expect([...metadata.scopes_supported].sort()).toEqual([
+      "billing:read",
+      "notes:admin",
+      "notes:audit",
+      "tools:read",
+      "tools:write",
+    ]);
+  });
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { checkInputDescriptions, checkName, checkText, checkTimeout, NAME_PATTERN } from "./checks.js";
 import { DefinitionError } from "./definition-error.js";
+import { definitionError } from "./definition-error.test-helper.js";
 import { defineTool, type ToolConfig } from "./tool.js";
 
 const base = {
@@ -10,17 +11,6 @@ const base = {
   input: z.object({ title: z.string().describe("Note title") }),
   handler: () => "ok",
 };
-
-/** The DefinitionError a definition throws, or a failure when it throws nothing or something else. */
-function definitionError(fn: () => unknown): DefinitionError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DefinitionError);
-    return e as DefinitionError;
-  }
-  throw new Error("expected a DefinitionError, nothing was thrown");
-}
 
 function toolError(overrides: Partial<ToolConfig<z.ZodObject, undefined>>): DefinitionError {
   return definitionError(() => defineTool({ ...base, ...overrides } as ToolConfig<z.ZodObject, undefined>));

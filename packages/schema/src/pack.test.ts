@@ -1,20 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DefinitionError } from "./definition-error.js";
+import { definitionError } from "./definition-error.test-helper.js";
 import { type AnyTool, checkUniqueNames, definePack, type Pack } from "./pack.js";
 import { definePrompt } from "./prompt.js";
 import { defineResource, defineResourceTemplate } from "./resource.js";
 import { defineTool } from "./tool.js";
-
-function definitionError(fn: () => unknown): DefinitionError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DefinitionError);
-    return e as DefinitionError;
-  }
-  throw new Error("expected a DefinitionError, nothing was thrown");
-}
 
 const tool = (name: string) =>
   defineTool({ name, description: `Tool ${name}`, input: z.object({}), handler: () => "ok" });

@@ -1,18 +1,8 @@
 import type { GetPromptResult, PromptMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { DefinitionError } from "./definition-error.js";
+import { definitionError } from "./definition-error.test-helper.js";
 import { definePrompt, type PromptConfig, toPromptResult } from "./prompt.js";
-
-function definitionError(fn: () => unknown): DefinitionError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DefinitionError);
-    return e as DefinitionError;
-  }
-  throw new Error("expected a DefinitionError, nothing was thrown");
-}
 
 const args = z.object({
   title: z.string().min(1).describe("Note to summarise"),

@@ -1,18 +1,8 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import type { RequestContext } from "./context.js";
-import { DefinitionError } from "./definition-error.js";
+import { definitionError } from "./definition-error.test-helper.js";
 import { defineResource, defineResourceTemplate, type ResourceTemplateConfig } from "./resource.js";
-
-function definitionError(fn: () => unknown): DefinitionError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DefinitionError);
-    return e as DefinitionError;
-  }
-  throw new Error("expected a DefinitionError, nothing was thrown");
-}
 
 describe("defineResource", () => {
   const read = () => "# Notes";

@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DefinitionError } from "./definition-error.js";
+import { definitionError } from "./definition-error.test-helper.js";
 import { definePack } from "./pack.js";
 import { definePrompt } from "./prompt.js";
 import { defineResource, defineResourceTemplate } from "./resource.js";
 import { SCOPE_TOKEN_PATTERN } from "./scopes.js";
 import { defineTool } from "./tool.js";
-
-function definitionError(fn: () => unknown): DefinitionError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DefinitionError);
-    return e as DefinitionError;
-  }
-  throw new Error("expected a DefinitionError, nothing was thrown");
-}
 
 // One maker per kind of definition, each given only its requiredScopes.
 const makers = {
