@@ -5,5 +5,5 @@
 export { batchErrorInfo, isBatchResult, summarizeBatch } from "./batch.js";
 export { parseRetryAfter } from "./classify.js";
 export { isRetryableByDefault } from "./codes.js";
-export { type ErrorLogger, newErrorRef, serializeError, stderrErrorLogger } from "./logger.js";
+export { type ErrorLogger, internalErrorMessage, newErrorRef, serializeError, stderrErrorLogger } from "./logger.js";
 export { formatIssue } from "./results.js";

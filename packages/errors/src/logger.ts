@@ -47,3 +47,8 @@ export function serializeError(error: unknown, depth = 0): unknown {
     out.cause = depth < 5 ? serializeError(error.cause, depth + 1) : "[cause chain truncated]";
   return out;
 }
+
+/** What a client is told of an unexpected failure outside a tool call: nothing but its reference. */
+export function internalErrorMessage(ref: string): string {
+  return `Internal error (ref ${ref})`;
+}

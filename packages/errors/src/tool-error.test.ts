@@ -230,6 +230,7 @@ describe("entry points", () => {
       [
         "batchErrorInfo",
         "formatIssue",
+        "internalErrorMessage",
         "isBatchResult",
         "isRetryableByDefault",
         "newErrorRef",

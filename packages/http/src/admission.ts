@@ -34,6 +34,9 @@ export type Admission =
 /** Takes `calls` more from the caller's rate allowance; the 429 answer when there are not enough left. */
 export type Charge = (calls: number) => Promise<Response | undefined>;
 
+// A Host header of this form always makes a valid URL; anything else is parsed to be sure.
+const PLAIN_HOST = /^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$/;
+
 // Names a token could hide under in a URL; URLs end up in logs, proxies and browser history.
 const QUERY_TOKEN_NAMES = ["access_token", "token", "bearer", "api_key"];
 
@@ -61,7 +64,7 @@ export async function admit(head: Exchange, record: RequestRecord, o: AdmissionO
   const foreign = checkHostAndOrigin(head.headers, o.policy, builtFromHost ? undefined : head.url);
   if (foreign) return { ok: false, response: foreign };
   // node:http passes any Host on; the answers below build URLs from it.
-  if (!URL.canParse(head.url)) {
+  if (!(builtFromHost && PLAIN_HOST.test(head.headers.get("host") as string)) && !URL.canParse(head.url)) {
     const description = "Bad Request: the Host header is not a host name (name or name:port)";
     return { ok: false, response: jsonRpcErrorResponse(400, HttpErrorCode.Transport, description) };
   }

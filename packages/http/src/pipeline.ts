@@ -1,5 +1,5 @@
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
-import { newErrorRef } from "@toolshed/errors/internal";
+import { internalErrorMessage, newErrorRef } from "@toolshed/errors/internal";
 import type { AuthInfo, Logger } from "@toolshed/schema";
 import { type AdmissionOptions, admit } from "./admission.js";
 import { Cancellation } from "./cancellation.js";
@@ -71,7 +71,7 @@ export class Pipeline {
     } catch (error) {
       const ref = newErrorRef();
       this.#o.logger.error({ ref, reqId: record.id, err: error }, "unhandled error answering an HTTP request");
-      answer = jsonRpcErrorResponse(500, HttpErrorCode.InternalError, `Internal error (ref ${ref})`);
+      answer = jsonRpcErrorResponse(500, HttpErrorCode.InternalError, internalErrorMessage(ref));
     }
     const extra: Record<string, string> = { "x-request-id": record.id };
     if (this.#o.cors) Object.assign(extra, corsHeaders(ex.headers, this.#o.cors));
@@ -89,7 +89,8 @@ export class Pipeline {
     };
   }
 
-  async #route(ex: Exchange, record: RequestRecord, ends: (() => void)[]): Promise<HttpAnswer> {
+  // Not async: the MCP path returns its own promise, one less to make and await.
+  #route(ex: Exchange, record: RequestRecord, ends: (() => void)[]): HttpAnswer | Promise<HttpAnswer> {
     const o = this.#o;
     const { path, method } = ex;
     if (method === "OPTIONS" && o.cors) return preflight(ex.headers, o.cors, o.policy, ex.url);
@@ -100,7 +101,12 @@ export class Pipeline {
     if (read && this.#metadataPaths.has(path) && o.metadata) {
       const foreign = checkHostAndOrigin(ex.headers, o.policy, ex.url);
       if (foreign) return foreign;
-      if (!URL.canParse(ex.url)) return jsonRpcErrorResponse(400, HttpErrorCode.Transport, "Bad Request: bad Host");
+      if (!URL.canParse(ex.url))
+        return jsonRpcErrorResponse(
+          400,
+          HttpErrorCode.Transport,
+          "Bad Request: the Host header is not a host name (name or name:port)",
+        );
       return jsonAnswer(200, o.metadata(o.baseUrl(ex.url)));
     }
     return jsonRpcErrorResponse(404, HttpErrorCode.Transport, `Not Found: the MCP endpoint is ${o.path}`);

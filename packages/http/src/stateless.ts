@@ -170,22 +170,38 @@ export async function answerStatelessPost(
     const all = [...errors, ...answers.filter((a): a is Answer => a !== undefined)];
     return json(200, batch ? all : all[0]);
   }
-  return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, { ...ctx, notify }), cancel);
+  return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, withNotify(ctx, notify)), cancel);
 }
 
-/** What the calls of one POST share. The AbortSignal is made only if a handler asks for it. */
+/**
+ * What the calls of one POST share. A class: its signal is a getter on the prototype, made only
+ * if a handler asks for it, and an object literal with a getter is slow to make.
+ */
+class PostContext implements CallContext {
+  readonly cancel: Cancellation;
+  authInfo?: AuthInfo;
+  record?: RequestRecord;
+  era?: "modern";
+
+  constructor(post: StatelessPost, authInfo: AuthInfo | undefined, era?: "modern") {
+    this.cancel = post.cancel;
+    if (era) this.era = era;
+    if (authInfo) this.authInfo = authInfo;
+    if (post.record) this.record = post.record;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+}
+
+/** The context with a notification sink, for a streamed answer; the signal stays a lazy getter. */
+function withNotify(ctx: CallContext, notify: NonNullable<CallContext["notify"]>): CallContext {
+  return Object.assign(Object.create(ctx) as CallContext, { notify });
+}
+
 function callContext(post: StatelessPost, authInfo: AuthInfo | undefined, era?: "modern"): CallContext {
-  const { cancel } = post;
-  const ctx: CallContext = {
-    get signal() {
-      return cancel.signal;
-    },
-    cancel,
-  };
-  if (era) ctx.era = era;
-  if (authInfo) ctx.authInfo = authInfo;
-  if (post.record) ctx.record = post.record;
-  return ctx;
+  return new PostContext(post, authInfo, era);
 }
 
 /**
@@ -227,7 +243,7 @@ async function answerModernPost(
   const { cancel } = post;
   const ctx = callContext(post, authInfo, "modern");
   if (streams(first)) {
-    return sseAnswer([first], [], (m, notify) => options.dispatch(m, { ...ctx, notify }), cancel);
+    return sseAnswer([first], [], (m, notify) => options.dispatch(m, withNotify(ctx, notify)), cancel);
   }
   const answer = await options.dispatch(first, ctx);
   return json(answer ? options.dispatch.statusOf(answer) : 202, answer);

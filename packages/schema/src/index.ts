@@ -6,6 +6,7 @@
  * becomes public API. Use named exports, not wildcards. What the Toolshed runtime and tooling
  * need beyond it lives in `@toolshed/schema/internal`, which may change in any release.
  */
+export { type ParseResult, parseArguments } from "./arguments.js";
 export type { CacheHint } from "./cache.js";
 export type {
   AskOptions,

@@ -2,7 +2,7 @@
  * Internals of @toolshed/schema that the Toolshed runtime, packs and release tooling build on.
  * Not public API: anything here may change in any release.
  */
-export { MAX_LISTED_ISSUES, type ParseResult, parseArguments, unknownKeyIssues } from "./arguments.js";
+export { MAX_LISTED_ISSUES, unknownKeyIssues } from "./arguments.js";
 export { checkCacheHint } from "./cache.js";
 export { checkInputDescriptions, NAME_PATTERN } from "./checks.js";
 export { type ContractChange, diffContracts, type PublishedContract } from "./diff.js";

@@ -19,6 +19,17 @@ const summarize = definePrompt({
 });
 
 describe("definePrompt", () => {
+  it("refuses missing or non-object args with a DefinitionError that shows what works, not a TypeError", () => {
+    for (const args of [undefined, z.string()]) {
+      const error = definitionError(() =>
+        definePrompt({ name: "p", description: "A prompt.", args, render: () => "x" } as never),
+      );
+      expect(error.message).toBe(
+        'Prompt "p": args must be a Zod object, e.g. z.object({ topic: z.string().describe("…") }), or z.object({}) for none [C5]',
+      );
+    }
+  });
+
   it("lists arguments with descriptions and required flags", () => {
     expect(summarize.kind).toBe("prompt");
     expect(summarize.arguments.slice(0, 2)).toEqual([

@@ -49,6 +49,13 @@ export function definePrompt<A extends ArgsObject>(config: PromptConfig<A>): Pro
   checkName(label, config.name);
   checkText(label, "description", config.description);
   const requiredScopes = checkRequiredScopes(label, config.requiredScopes);
+  if ((config.args as { _zod?: { def?: { type?: string } } } | undefined)?._zod?.def?.type !== "object") {
+    throw new DefinitionError(
+      label,
+      "C5",
+      'args must be a Zod object, e.g. z.object({ topic: z.string().describe("…") }), or z.object({}) for none',
+    );
+  }
   const shape = config.args.shape as Record<string, z.ZodType>;
   let published: JsonSchema;
   try {

@@ -12,7 +12,7 @@ import {
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "@toolshed/errors";
-import { newErrorRef } from "@toolshed/errors/internal";
+import { internalErrorMessage, newErrorRef } from "@toolshed/errors/internal";
 import type { AuthInfo, Logger, RequestContext, ToolContext } from "@toolshed/schema";
 import type { z } from "zod";
 import { ACCESS_OK, insufficientScopeError, type RequestAccess } from "./access.js";
@@ -282,7 +282,7 @@ export class ProtocolCore {
     }
     const ref = newErrorRef();
     logger.error({ ref, method, err: error }, `Internal error answering ${method}`);
-    return new JsonRpcError(JsonRpcCode.InternalError, `Internal error (ref ${ref})`);
+    return new JsonRpcError(JsonRpcCode.InternalError, internalErrorMessage(ref));
   }
 
   #baseContext(call: Call): RequestContext {

@@ -16,7 +16,7 @@ import {
   toolErrorResult,
   type ValidationIssue,
 } from "@toolshed/errors";
-import { formatIssue } from "@toolshed/errors/internal";
+import { formatIssue, internalErrorMessage } from "@toolshed/errors/internal";
 import type {
   AnyPrompt,
   AnyResourceTemplate,
@@ -576,7 +576,7 @@ export class Runtime {
         });
       }
       const { ref } = maskInternalError(error, what, { logger: this.logger });
-      throw new JsonRpcError(JsonRpcCode.InternalError, `Internal error (ref ${ref})`);
+      throw new JsonRpcError(JsonRpcCode.InternalError, internalErrorMessage(ref));
     }
   }
 
