@@ -11,7 +11,7 @@ import {
   LoggingLevelSchema,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ToolError } from "@toolshed/errors";
+import { isToolError, ToolError } from "@toolshed/errors";
 import { internalErrorMessage, newErrorRef } from "@toolshed/errors/internal";
 import type { AuthInfo, Logger, RequestContext, ToolContext } from "@toolshed/schema";
 import type { z } from "zod";
@@ -22,6 +22,14 @@ import { type Envelope, readEnvelope } from "./envelope.js";
 import { type Era, isModernRequest, LEGACY_PROTOCOL_VERSIONS, MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
 import { type InputRound, runInRounds } from "./input-round.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
+import {
+  checkResultObject,
+  MiddlewareFrame,
+  type MiddlewareStack,
+  requestContext,
+  runChain,
+  toolErrorAsProtocolError,
+} from "./middleware.js";
 import { checkLogLevel, completionParams, optionalObject, type Params, paramsOf, requireString } from "./params.js";
 import { principalOf, RequestStateCodec, type RequestStateOptions } from "./request-state.js";
 import type { CancelSignal } from "./run-tool.js";
@@ -93,6 +101,8 @@ interface Call {
   scope: CallScope;
   era: Era;
   envelope: Envelope | undefined;
+  /** The request as its middleware sees it; undefined when the server has none. */
+  frame: MiddlewareFrame | undefined;
 }
 
 interface Entry {
@@ -187,19 +197,67 @@ export class ProtocolCore {
    */
   async handle(method: string, rawParams: unknown, id: string | number, scope: CallScope): Promise<unknown> {
     const era: Era = scope.era ?? (isModernRequest(method, rawParams) ? "modern" : "legacy");
+    const middleware = this.runtime.middleware;
+    if (middleware !== undefined) {
+      middleware.seal();
+      if (middleware.active) return this.#handleThrough(middleware, method, rawParams, id, scope, era);
+    }
     try {
       const params = paramsOf(method, rawParams);
       const envelope = era === "modern" ? readEnvelope(method, params) : undefined;
-      const entry = this.#methods.get(method);
-      if (!entry || (entry.era !== "both" && entry.era !== era) || (entry.connectionOnly && !scope.connection)) {
-        throw methodNotFound(era);
-      }
-      const call: Call = { method, params, id, scope, era, envelope };
+      const entry = this.#entryFor(method, era, scope);
+      const call: Call = { method, params, id, scope, era, envelope, frame: undefined };
       const result = (await entry.run(call)) as Record<string, unknown>;
       if (era === "legacy") return result;
       return this.#modernResult(result, entry.cache?.(call), scope);
     } catch (error) {
       throw this.#asProtocolError(error, era, method, rawParams, scope.logger);
+    }
+  }
+
+  #entryFor(method: string, era: Era, scope: CallScope): Entry {
+    const entry = this.#methods.get(method);
+    if (!entry || (entry.era !== "both" && entry.era !== era) || (entry.connectionOnly && !scope.connection)) {
+      throw methodNotFound(era);
+    }
+    return entry;
+  }
+
+  /**
+   * `handle` with middleware: the request-level chain runs around everything the method does
+   * (params checks included, so it sees every answer); the era's result shape (2026-07-28
+   * `resultType`, server info, cache hints) is added outside it, so a short-circuit value is still
+   * a valid answer. A JsonRpcError thrown there passes through, a ToolError becomes a JSON-RPC
+   * error with its class in `data`, anything else is masked behind a reference id (C7).
+   */
+  async #handleThrough(
+    middleware: MiddlewareStack,
+    method: string,
+    rawParams: unknown,
+    id: string | number,
+    scope: CallScope,
+    era: Era,
+  ): Promise<unknown> {
+    const frame = new MiddlewareFrame(method, era, id, rawParams, scope);
+    let cache: CacheFields | undefined;
+    const run = async () => {
+      const params = paramsOf(method, rawParams);
+      const envelope = era === "modern" ? readEnvelope(method, params) : undefined;
+      const entry = this.#entryFor(method, era, scope);
+      const call: Call = { method, params, id, scope, era, envelope, frame };
+      const result = await entry.run(call);
+      cache = entry.cache?.(call);
+      return result;
+    };
+    try {
+      const chain = middleware.request;
+      const value = chain.length === 0 ? await run() : await runChain(chain, requestContext(frame), run);
+      const result = checkResultObject<Record<string, unknown>>(value, method);
+      if (era === "legacy") return result;
+      return this.#modernResult(result, cache, scope);
+    } catch (error) {
+      const cause = isToolError(error) ? toolErrorAsProtocolError(method, error) : error;
+      throw this.#asProtocolError(cause, era, method, rawParams, scope.logger);
     }
   }
 
@@ -384,10 +442,10 @@ export class ProtocolCore {
     const onOutcome = scope.onToolOutcome ? scope.onToolOutcome.bind(scope) : this.#onToolOutcome;
     if (!call.envelope) {
       const ctx = this.#toolContext(call, name, undefined);
-      return this.runtime.callTool(name, args, view, ctx, scope.cancel ?? scope.signal, onOutcome);
+      return this.runtime.callTool(name, args, view, ctx, scope.cancel ?? scope.signal, onOutcome, call.frame);
     }
     return this.#inRounds(call, name, args, (round) =>
-      this.runtime.callTool(name, args, view, this.#toolContext(call, name, round), round, onOutcome),
+      this.runtime.callTool(name, args, view, this.#toolContext(call, name, round), round, onOutcome, call.frame),
     );
   }
 
@@ -396,15 +454,23 @@ export class ProtocolCore {
     const name = requireString("prompts/get", params, "name", "the prompt name (a non-empty string)");
     const args = optionalObject("prompts/get", params, "arguments") ?? {};
     if (!call.envelope) {
-      return this.runtime.getPrompt(name, args, {
-        ...this.#baseContext(call),
-        ...this.#questions(undefined, call.scope.connection),
-      });
+      return this.runtime.getPrompt(
+        name,
+        args,
+        { ...this.#baseContext(call), ...this.#questions(undefined, call.scope.connection) },
+        call.frame,
+      );
     }
     return this.#inRounds(call, name, args, (round) =>
       // A prompt is not raced by runTool: the round's stop ends the wait for it.
       Promise.race([
-        this.runtime.getPrompt(name, args, { ...this.#baseContext(call), ...this.#questions(round, undefined) }),
+        this.runtime.getPrompt(
+          name,
+          args,
+          { ...this.#baseContext(call), ...this.#questions(round, undefined) },
+          call.frame,
+          round,
+        ),
         round.stopped,
       ]),
     );
@@ -558,6 +624,7 @@ export class ProtocolCore {
           runtime.readResource(
             requireString("resources/read", call.params, "uri", "the resource URI (a non-empty string)"),
             base(call),
+            call.frame,
           ),
         cache: ({ params }) => runtime.resourceCache(String(params.uri)),
       });

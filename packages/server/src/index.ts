@@ -19,6 +19,18 @@ export {
 export { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 export { type CreateLoggerOptions, createLogger, type LogLevelName } from "./logger.js";
 export { type ConnectInMemoryOptions, connectInMemory } from "./memory.js";
+export type {
+  Middleware,
+  MiddlewareContext,
+  MiddlewareContextBase,
+  MiddlewareKind,
+  MiddlewareRegistration,
+  PromptMiddlewareContext,
+  RequestMiddlewareContext,
+  ResourceMiddlewareContext,
+  ToolMiddlewareContext,
+  UseOptions,
+} from "./middleware.js";
 export type { RequestStateOptions } from "./request-state.js";
 export type { CallOutcome } from "./run-tool.js";
 export type { ToolCallOutcome, ToolOutcomeListener } from "./runtime.js";

@@ -20,6 +20,7 @@ export {
 export { type Envelope, readEnvelope } from "./envelope.js";
 export { isModernRequest, MetaKey, metaVersionOf } from "./era.js";
 export { type CheckedMessage, checkJsonRpcMessage, type JsonRpcErrorResponse, parseJsonRpcText } from "./jsonrpc.js";
+export { MiddlewareFrame, MiddlewareStack } from "./middleware.js";
 export {
   checkLogLevel,
   completionParams,

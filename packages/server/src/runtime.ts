@@ -14,6 +14,7 @@ import {
   maskInternalError,
   PermissionDeniedError,
   toolErrorResult,
+  toToolErrorResult,
   type ValidationIssue,
 } from "@toolshed/errors";
 import { formatIssue, internalErrorMessage } from "@toolshed/errors/internal";
@@ -48,6 +49,16 @@ import {
 } from "./access.js";
 import { InputRound } from "./input-round.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
+import {
+  callContext,
+  checkResultObject,
+  checkToolResult,
+  INPUT_REQUIRED,
+  type MiddlewareFrame,
+  type MiddlewareStack,
+  runChain,
+  toolErrorAsProtocolError,
+} from "./middleware.js";
 import { type CallOutcome, type CancelSignal, outcomeOf, runTool } from "./run-tool.js";
 
 /** What a tools/call ended as: the outcome class, or `input_required` (a 2026-07-28 round that asks the client). */
@@ -76,6 +87,8 @@ export interface RuntimeOptions {
    * out, calls answer as if it did not exist). Called with `undefined` for callers without credentials.
    */
   canAccess?: CanAccess;
+  /** Middleware around calls (and, read by the protocol core, around requests). */
+  middleware?: MiddlewareStack;
 }
 
 /** Credentials with `tools:read` but not `tools:write` are read-only. */
@@ -127,6 +140,8 @@ export class Runtime {
   readonly templates = new Map<string, AnyResourceTemplate>();
   readonly prompts = new Map<string, AnyPrompt>();
   readonly logger: Logger;
+  /** The server's middleware, if it was given a stack (createServer always gives one). */
+  readonly middleware: MiddlewareStack | undefined;
   readonly #options: RuntimeOptions;
   readonly #textFormat: TextFormat;
   readonly #listings: { all: ToolListing[]; readOnly: ToolListing[] };
@@ -152,6 +167,7 @@ export class Runtime {
     checkUniqueNames(options.packs);
     this.#options = options;
     this.logger = options.logger;
+    this.middleware = options.middleware;
     this.#textFormat = options.textFormat ?? "pretty";
     this.#canAccess = options.canAccess;
     const target = (kind: AccessKind, definition: AccessTarget["definition"], pack: Pack) => {
@@ -318,6 +334,7 @@ export class Runtime {
     base: Omit<ToolContext, "signal" | "toolName">,
     signal?: CancelSignal,
     onOutcome?: ToolOutcomeListener,
+    frame?: MiddlewareFrame,
   ): Promise<CallToolResult> {
     const tool = this.tools.get(name);
     const access = tool === undefined ? ACCESS_OK : this.#accessTo(base.authInfo, tool);
@@ -345,13 +362,15 @@ export class Runtime {
       );
     } else {
       const parsed = tool.parseArguments(args);
-      result = parsed.success
-        ? await runTool(tool, parsed.data, base, signal, {
-            timeoutMs: this.#options.timeoutMs ?? 30_000,
-            textFormat: this.#textFormat,
-            logger: base.logger,
-          })
-        : invalidArgumentsResult(name, parsed.issues);
+      result = !parsed.success
+        ? invalidArgumentsResult(name, parsed.issues)
+        : frame === undefined
+          ? await runTool(tool, parsed.data, base, signal, {
+              timeoutMs: this.#options.timeoutMs ?? 30_000,
+              textFormat: this.#textFormat,
+              logger: base.logger,
+            })
+          : await this.#runToolThrough(frame, tool, parsed.data, base, signal);
     }
     // The request's logger: a transport may add its request id to every line.
     const logger = base.logger;
@@ -380,6 +399,66 @@ export class Runtime {
       "tool call",
     );
     return result;
+  }
+
+  /**
+   * A validated call through the tool-level middleware of the tool's pack. Runs after validation
+   * (C6 answers never reach it) and around runTool, which never throws: a throw here is a
+   * middleware's, answered like a handler's (a ToolError as a tool error, C8/C9; classified
+   * failures, C10; anything else masked with a reference id and logged, C7).
+   */
+  async #runToolThrough(
+    frame: MiddlewareFrame,
+    tool: AnyTool,
+    args: unknown,
+    base: Omit<ToolContext, "signal" | "toolName">,
+    signal: CancelSignal | undefined,
+  ): Promise<CallToolResult> {
+    const options = { timeoutMs: this.#options.timeoutMs ?? 30_000, textFormat: this.#textFormat, logger: base.logger };
+    const pack = this.#packOf(tool);
+    const chain = (this.middleware as MiddlewareStack).chainFor("tool", pack);
+    if (chain.length === 0) return runTool(tool, args, base, signal, options);
+    const ctx = callContext(frame, "tool", pack, tool, tool.name, undefined, args);
+    const round = signal instanceof InputRound ? signal : undefined;
+    // A round that stopped on a question: middleware sees INPUT_REQUIRED, the core answers input_required.
+    let interim: CallToolResult | undefined;
+    const last = async () => {
+      const result = await runTool(tool, args, base, signal, options);
+      if (!round?.needsInput) return result;
+      interim = result;
+      return INPUT_REQUIRED;
+    };
+    try {
+      const value = await runChain(chain, ctx, last);
+      if (interim !== undefined && round?.needsInput) return interim;
+      return checkToolResult(value, tool.name);
+    } catch (error) {
+      return toToolErrorResult(error, tool.name, { logger: base.logger });
+    }
+  }
+
+  #packOf(definition: object): string {
+    return this.#targets.get(definition)?.pack.name ?? "";
+  }
+
+  /**
+   * Runs a resource or prompt `body` through the call-level middleware of the definition's pack;
+   * throws go through #guard like a handler's.
+   */
+  #through<T>(
+    frame: MiddlewareFrame,
+    kind: "resource" | "prompt",
+    definition: ResourceDefinition | AnyResourceTemplate | AnyPrompt,
+    uri: string | undefined,
+    args: unknown,
+    what: string,
+    body: () => Promise<T>,
+  ): Promise<T> {
+    const pack = this.#packOf(definition);
+    const chain = (this.middleware as MiddlewareStack).chainFor(kind, pack);
+    if (chain.length === 0) return body();
+    const ctx = callContext(frame, kind, pack, definition, definition.name, uri, args);
+    return this.#guard(what, async () => checkResultObject<T>(await runChain(chain, ctx, body), what));
   }
 
   /** resources/list: the fixed resources and what each template lists, of those the caller (`ctx.authInfo`) may use. */
@@ -431,7 +510,7 @@ export class Runtime {
    * resources/read for the caller in `ctx.authInfo`: a resource hidden from it is not found; one
    * whose scopes its token lacks is -32003.
    */
-  async readResource(uri: string, ctx: RequestContext): Promise<ReadResourceResult> {
+  async readResource(uri: string, ctx: RequestContext, frame?: MiddlewareFrame): Promise<ReadResourceResult> {
     const found = this.#findResource(uri, ctx.authInfo);
     if (found === undefined || found === HIDDEN) {
       const forms: string[] = [];
@@ -445,6 +524,7 @@ export class Runtime {
     }
     if (!found.access.ok) throw insufficientScopeError(`resources/read ${uri}`, found.access, ctx.authInfo);
     const { definition } = found;
+    if (frame !== undefined) return this.#readThrough(frame, uri, found, ctx);
     if (definition.kind === "resource") {
       const body = await this.#guard(`read ${uri}`, () => definition.read(ctx));
       return { contents: toContents(uri, body, definition.mimeType) };
@@ -455,6 +535,35 @@ export class Runtime {
     }
     const body = await this.#guard(`read ${uri}`, () => definition.read(parsed.data, { ...ctx, uri }));
     return { contents: toContents(uri, body, definition.mimeType) };
+  }
+
+  /** resources/read of a found, allowed definition through the resource-level middleware. */
+  async #readThrough(
+    frame: MiddlewareFrame,
+    uri: string,
+    found: FoundResource,
+    ctx: RequestContext,
+  ): Promise<ReadResourceResult> {
+    const what = `read ${uri}`;
+    const { definition } = found;
+    if (definition.kind === "resource") {
+      const read = async () => ({
+        contents: toContents(uri, await this.#guard(what, () => definition.read(ctx)), definition.mimeType),
+      });
+      return this.#through(frame, "resource", definition, uri, undefined, what, read);
+    }
+    const parsed = definition.parseParams(found.vars ?? {});
+    if (!parsed.success) {
+      throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid resource URI ${uri}:\n${issuesText(parsed.issues)}`);
+    }
+    const read = async () => ({
+      contents: toContents(
+        uri,
+        await this.#guard(what, () => definition.read(parsed.data, { ...ctx, uri })),
+        definition.mimeType,
+      ),
+    });
+    return this.#through(frame, "resource", definition, uri, parsed.data, what, read);
   }
 
   /** prompts/list, of the prompts this caller may use. */
@@ -481,7 +590,13 @@ export class Runtime {
   }
 
   /** prompts/get for the caller in `ctx.authInfo` (hidden prompts are unknown; missing scopes -32003). */
-  async getPrompt(name: string, args: unknown, ctx: RequestContext): Promise<GetPromptResult> {
+  async getPrompt(
+    name: string,
+    args: unknown,
+    ctx: RequestContext,
+    frame?: MiddlewareFrame,
+    round?: InputRound,
+  ): Promise<GetPromptResult> {
     const prompt = this.#promptFor(name, ctx.authInfo, `prompts/get ${name}`, true);
     const parsed = prompt.parseArgs(args);
     if (!parsed.success) {
@@ -490,8 +605,18 @@ export class Runtime {
         `Invalid arguments for prompt ${name}:\n${issuesText(parsed.issues)}`,
       );
     }
-    const body = await this.#guard(`prompt ${name}`, () => prompt.render(parsed.data, ctx));
-    return toPromptResult(prompt, body);
+    if (frame === undefined) {
+      const body = await this.#guard(`prompt ${name}`, () => prompt.render(parsed.data, ctx));
+      return toPromptResult(prompt, body);
+    }
+    const what = `prompt ${name}`;
+    const render = async () => toPromptResult(prompt, await this.#guard(what, () => prompt.render(parsed.data, ctx)));
+    // A prompt is not raced by runTool: in a 2026-07-28 round, a question ends the wait for it
+    // here, so its middleware's next() settles (with INPUT_REQUIRED) instead of hanging.
+    const body = round
+      ? () => Promise.race([render(), round.stopped.then(() => INPUT_REQUIRED as unknown as GetPromptResult)])
+      : render;
+    return this.#through(frame, "prompt", prompt, undefined, parsed.data, what, body);
   }
 
   /** Every value a completer suggests, uncapped; unknown references are -32602. */
@@ -564,17 +689,7 @@ export class Runtime {
       return await fn();
     } catch (error) {
       if (error instanceof JsonRpcError) throw error;
-      if (isToolError(error)) {
-        const code =
-          error.code === "not_found"
-            ? JsonRpcCode.ResourceNotFound
-            : error.code === "invalid_arguments"
-              ? JsonRpcCode.InvalidParams
-              : JsonRpcCode.InternalError;
-        throw new JsonRpcError(code, error.message, {
-          [ERROR_META_KEY]: toolErrorResult(what, error)._meta[ERROR_META_KEY],
-        });
-      }
+      if (isToolError(error)) throw toolErrorAsProtocolError(what, error);
       const { ref } = maskInternalError(error, what, { logger: this.logger });
       throw new JsonRpcError(JsonRpcCode.InternalError, internalErrorMessage(ref));
     }

@@ -5,6 +5,7 @@ import type { CanAccess } from "./access.js";
 import type { ChangeBus } from "./changes.js";
 import { ProtocolCore } from "./core.js";
 import { createLogger } from "./logger.js";
+import { type Middleware, type MiddlewareRegistration, MiddlewareStack, type UseOptions } from "./middleware.js";
 import type { RequestStateOptions } from "./request-state.js";
 import { Runtime, type ToolOutcomeListener } from "./runtime.js";
 import { type ConnectOptions, createSdkServer } from "./sdk-server.js";
@@ -45,6 +46,11 @@ export interface CreateServerOptions {
    * must share `secret`; without one each process makes its own.
    */
   requestState?: RequestStateOptions;
+  /**
+   * Middleware, outermost first: the same as calling `server.use` for each entry in order. An entry
+   * is a middleware (server-level, every kind) or `{use: middleware, pack?, kinds?}`.
+   */
+  middleware?: readonly (Middleware | MiddlewareRegistration)[];
 }
 
 /** A Toolshed server: the packs, checked once, ready to serve any number of connections. */
@@ -61,6 +67,34 @@ export interface ToolshedServer {
   connect(transport: Transport, options?: ConnectOptions): Promise<Server>;
   /** Tells every client listening for `uri` that it changed (subscriptions/listen, resources/subscribe). */
   notifyResourceUpdated(uri: string): Promise<void>;
+  /**
+   * Adds a middleware around every request and every tool, resource and prompt call, in both
+   * protocol eras and on every transport; returns the server.
+   *
+   * - Levels. `kind: "request"` runs around a whole request, any method (tools/list,
+   *   resources/read, server/discover, …), before its params are checked: it sees every answer,
+   *   invalid arguments (C6) and JSON-RPC errors included (not notifications, and not the
+   *   `initialize` of a 2025 connection, which the SDK answers). `"tool"`, `"resource"` and
+   *   `"prompt"` run around one call, after validation: around the tool's handler with the
+   *   validated arguments (Zod defaults filled in; calls with invalid arguments or refused by a
+   *   read-only view never reach it), around a resource read once its URI is matched, around a
+   *   prompt's render. By default a middleware runs at every level, so around a tools/call it
+   *   runs twice, `ctx.kind` telling which; `options.kinds` narrows it.
+   * - Order. The first registered is the outermost (what it does after `await next()` runs
+   *   last); server-level middleware runs outside `{pack}` middleware, whatever the order of
+   *   registration. Completion, lists and subscriptions have request-level middleware only.
+   * - Results. `next()` resolves to the result: a request's result object; a tool's
+   *   CallToolResult (error results too: a tool's error, a timeout); a ReadResourceResult; a
+   *   GetPromptResult. Returning a value without calling `next()` answers with it.
+   * - Errors. A throw is answered like a handler's: at tool level a ToolError becomes a tool
+   *   error result with its code and retryable (C8, C9), known failures are classified (C10),
+   *   anything else is masked with a reference id and logged (C7); at resource and prompt level
+   *   as from their handlers; at request level a JsonRpcError passes through, a ToolError becomes
+   *   a JSON-RPC error carrying its class in `data`, anything else is -32603 with a reference id.
+   * - Must be called before the server answers its first request (connect, an HTTP handler);
+   *   later it throws. `{pack}` must name a mounted pack.
+   */
+  use(middleware: Middleware, options?: UseOptions): ToolshedServer;
   /** Closes every connection, then the packs' stores. */
   close(): Promise<void>;
 }
@@ -68,7 +102,13 @@ export interface ToolshedServer {
 /** Builds the runtime once from packs; definitions are checked here, at start-up (C13). */
 export function createServer(options: CreateServerOptions): ToolshedServer {
   const logger = options.logger ?? createLogger();
+  const middleware = new MiddlewareStack(options.packs);
+  for (const entry of options.middleware ?? []) {
+    if (typeof entry === "function") middleware.add(entry);
+    else middleware.add(entry.use, entry);
+  }
   const runtime = new Runtime({
+    middleware,
     packs: options.packs,
     readOnly: options.readOnly,
     logger,
@@ -90,26 +130,31 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
   });
   const connections = new Set<Server>();
   let closed = false;
-  return {
+  const server: ToolshedServer = {
     name: options.name,
     version: options.version,
     runtime,
     core,
     logger,
     createSdkServer: () => createSdkServer(core),
+    use(added, useOptions) {
+      middleware.add(added, useOptions);
+      return server;
+    },
     async connect(transport, connectOptions) {
       if (closed) throw new Error("server is closed");
-      const server = createSdkServer(core, connectOptions);
-      server.onerror = (error) => logger.warn({ err: error }, "protocol error");
-      connections.add(server);
-      await server.connect(transport);
+      middleware.seal();
+      const sdk = createSdkServer(core, connectOptions);
+      sdk.onerror = (error) => logger.warn({ err: error }, "protocol error");
+      connections.add(sdk);
+      await sdk.connect(transport);
       // The SDK already chains the transport's own onclose; this only adds bookkeeping.
-      const onclose = server.onclose;
-      server.onclose = () => {
-        connections.delete(server);
+      const onclose = sdk.onclose;
+      sdk.onclose = () => {
+        connections.delete(sdk);
         onclose?.();
       };
-      return server;
+      return sdk;
     },
     async notifyResourceUpdated(uri) {
       core.changes.publish({ type: "resources/updated", uri });
@@ -123,4 +168,5 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
       await runtime.close();
     },
   };
+  return server;
 }
