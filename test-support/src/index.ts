@@ -17,3 +17,5 @@ export {
   sseMessages,
 } from "./http.js";
 export { silentLogger } from "./logger.js";
+export { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver.js";
+export { TestMetricReader, useTestTelemetry } from "./telemetry.js";

@@ -22,6 +22,8 @@ describe("parseHttpArgs", () => {
       rateLimit: 600,
       requestTimeoutMs: 30_000,
       shutdownTimeoutMs: 10_000,
+      metrics: false,
+      openTelemetry: false,
     });
   });
 
@@ -264,6 +266,68 @@ describe("parseHttpArgs, stores", () => {
   it("--help and --version need no valid serving config", () => {
     expect(parse(["--help"]).command).toBe("help");
     expect(parse(["--version"]).command).toBe("version");
+  });
+});
+
+describe("parseHttpArgs, metrics and OpenTelemetry", () => {
+  const error = (argv: string[], env: Record<string, string> = {}) => {
+    try {
+      parse(argv, env);
+    } catch (thrown) {
+      expect(thrown).toBeInstanceOf(HttpConfigError);
+      return (thrown as Error).message;
+    }
+    throw new Error("expected an HttpConfigError");
+  };
+
+  it("--metrics or TOOLSHED_METRICS serve /metrics; --metrics-port implies it", () => {
+    expect(parse(["--metrics"]).metrics).toBe(true);
+    expect(parse([], { TOOLSHED_METRICS: "1" }).metrics).toBe(true);
+    expect(parse([], { TOOLSHED_METRICS_PORT: "9464" })).toMatchObject({ metrics: true, metricsPort: 9464 });
+    expect(parse(["--metrics-port", "0"])).toMatchObject({ metrics: true, metricsPort: 0 });
+    expect(parse([]).metricsPort).toBeUndefined();
+    expect(error(["--port", "9464", "--metrics-port", "9464"])).toBe(
+      "--metrics-port 9464 is also --port; give it another port, or drop it to serve /metrics on the main port",
+    );
+    expect(error(["--metrics-port", "x"])).toMatch(/^--metrics-port /);
+  });
+
+  it("OTEL_* variables ask for the SDK: an OTLP endpoint or exporter, unless OTEL_SDK_DISABLED=true", () => {
+    const otel = (env: Record<string, string>) => parse([], env).openTelemetry;
+    expect(otel({})).toBe(false);
+    expect(otel({ OTEL_SERVICE_NAME: "notes" })).toBe(false);
+    expect(otel({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://localhost:4318" })).toBe(true);
+    expect(otel({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://localhost:4318/v1/traces" })).toBe(true);
+    expect(otel({ OTEL_TRACES_EXPORTER: "otlp" })).toBe(true);
+    expect(otel({ OTEL_METRICS_EXPORTER: "prometheus" })).toBe(true);
+    expect(otel({ OTEL_TRACES_EXPORTER: "none", OTEL_METRICS_EXPORTER: "none" })).toBe(false);
+    expect(
+      otel({
+        OTEL_TRACES_EXPORTER: "none",
+        OTEL_METRICS_EXPORTER: "none",
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318",
+      }),
+    ).toBe(false);
+    expect(otel({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://localhost:4318", OTEL_SDK_DISABLED: "true" })).toBe(false);
+  });
+
+  it("OTEL_* values the SDK would ignore are refused with a hint", () => {
+    expect(error([], { OTEL_TRACES_EXPORTER: "otlp,jaegr" })).toBe(
+      'OTEL_TRACES_EXPORTER="otlp,jaegr" names no exporter; use otlp, zipkin, console, none',
+    );
+    expect(error([], { OTEL_EXPORTER_OTLP_ENDPOINT: "localhost:4318" })).toBe(
+      'OTEL_EXPORTER_OTLP_ENDPOINT="localhost:4318" is not an http(s) URL; use one such as http://localhost:4318',
+    );
+    expect(error([], { OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "protobuf" })).toBe(
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL="protobuf" is not an OTLP protocol; use http/protobuf, http/json, grpc',
+    );
+    expect(error([], { OTEL_TRACES_EXPORTER: "otlp", OTEL_LOG_LEVEL: "loud" })).toBe(
+      'OTEL_LOG_LEVEL="loud" is not a level; use none, error, warn, info, debug, verbose, all',
+    );
+    // Not asked for: nothing is checked.
+    expect(parse([], { OTEL_SDK_DISABLED: "true", OTEL_TRACES_EXPORTER: "jaegr" }).openTelemetry).toBe(false);
+    // toolshed-http has no protocol on stdout, so a console exporter is fine here.
+    expect(parse([], { OTEL_TRACES_EXPORTER: "console" }).openTelemetry).toBe(true);
   });
 });
 

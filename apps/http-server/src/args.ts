@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { didYouMean } from "@toolshed/errors";
 import { HttpConfigError } from "@toolshed/http";
 import { PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
+import { openTelemetryProblem, openTelemetryRequested } from "@toolshed/packs/telemetry";
 import type { LogLevelName } from "@toolshed/server";
 import { parseCount, parseDuration, parseList, parseSize } from "./units.js";
 
@@ -61,6 +62,12 @@ export interface HttpServerConfig {
   rateLimit: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
+  /** Serve Prometheus text at GET /metrics (on the main port, or on `metricsPort`). */
+  metrics: boolean;
+  /** A second listener, on the same host, that serves only /metrics (implies `metrics`). */
+  metricsPort?: number;
+  /** Start the OpenTelemetry Node SDK: the OTEL_* variables ask for it (see openTelemetryRequested). */
+  openTelemetry: boolean;
 }
 
 /** The flags, with the environment variable each falls back to (a flag wins). */
@@ -191,6 +198,17 @@ export const HTTP_FLAGS = {
     value: "TIME",
     help: "wait this long for running calls on SIGTERM (default 10s)",
   },
+  metrics: {
+    type: "boolean",
+    env: "TOOLSHED_METRICS",
+    help: "serve Prometheus metrics at GET /metrics",
+  },
+  "metrics-port": {
+    type: "string",
+    env: "TOOLSHED_METRICS_PORT",
+    value: "PORT",
+    help: "serve /metrics on this port instead (implies --metrics)",
+  },
   help: { type: "boolean", short: "h", help: "show this help" },
   version: { type: "boolean", help: "show the version" },
 } as const;
@@ -253,7 +271,14 @@ export function parseHttpArgs(
     rateLimit: parseCount("--rate-limit", get("rate-limit") ?? "600", 0, 1_000_000),
     requestTimeoutMs: parseDuration("--request-timeout", get("request-timeout") ?? "30s"),
     shutdownTimeoutMs: parseDuration("--shutdown-timeout", get("shutdown-timeout") ?? "10s", { allowZero: true }),
+    metrics: on("metrics"),
+    openTelemetry: openTelemetryRequested(env),
   };
+  const metricsPort = get("metrics-port");
+  if (metricsPort !== undefined) {
+    config.metricsPort = parseCount("--metrics-port", metricsPort, 0, 65_535);
+    config.metrics = true;
+  }
   const optional = {
     tokensFile: get("tokens-file"),
     tokens: env.TOOLSHED_TOKENS?.trim() || undefined,
@@ -281,11 +306,11 @@ export function parseHttpArgs(
   // Each origin is checked by @toolshed/http when the app is made (HttpConfigError, exit 2).
   const cors = get("cors-origins");
   if (cors !== undefined) config.corsOrigins = parseList(cors);
-  checkConfig(config);
+  checkConfig(config, env);
   return config;
 }
 
-function checkConfig(config: HttpServerConfig): void {
+function checkConfig(config: HttpServerConfig, env: Readonly<Record<string, string | undefined>>): void {
   if (config.host === "") throw new HttpConfigError("--host needs an address, such as 127.0.0.1 or 0.0.0.0");
   if (config.db.trim() === "") throw new HttpConfigError("--db needs a file path, such as ~/.toolshed/toolshed.db");
   if (config.jwksUrl !== undefined) {
@@ -299,6 +324,15 @@ function checkConfig(config: HttpServerConfig): void {
     throw new HttpConfigError("--jwt-issuer and --jwt-audience need --jwks-url, the key set tokens are checked with");
   }
   checkIntrospection(config);
+  if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    throw new HttpConfigError(
+      `--metrics-port ${config.metricsPort} is also --port; give it another port, or drop it to serve /metrics on the main port`,
+    );
+  }
+  if (config.openTelemetry) {
+    const problem = openTelemetryProblem(env);
+    if (problem !== undefined) throw new HttpConfigError(problem);
+  }
   if (config.publicUrl !== undefined) checkUrl("--public-url", config.publicUrl);
   if (config.stateSecret !== undefined && Buffer.byteLength(config.stateSecret) < 16) {
     throw new HttpConfigError(
@@ -483,6 +517,8 @@ export function usageText(version: string): string {
     "Without tokens, --jwks-url or --introspection-url the server must bind to loopback. With",
     "--database-url and --redis-url, instances behind one load balancer share data and rate limits",
     "(docs/deploy.md). --cors-origins lets pages from those origins call from a browser.",
+    "Telemetry: the OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER=otlp, …) start",
+    "the OpenTelemetry SDK; --metrics serves Prometheus text at /metrics (docs/observability.md).",
     "Times: seconds (10) or 500ms, 10s, 30m, 1h. Sizes: bytes or 512k, 1m.",
     "",
   ].join("\n");

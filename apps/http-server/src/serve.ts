@@ -3,10 +3,12 @@ import type { AddressInfo } from "node:net";
 import { createHttpApp, type HttpApp, type HttpAppOptions, HttpConfigError, type RateLimiter } from "@toolshed/http";
 import { checkAuthConfigured } from "@toolshed/http/internal";
 import { DatabaseConnectError, openPacks, PackConfigError } from "@toolshed/packs";
+import { type OpenTelemetry, startOpenTelemetry } from "@toolshed/packs/telemetry";
 import type { Logger, Pack } from "@toolshed/schema";
 import { createLogger } from "@toolshed/server";
 import type { HttpServerConfig } from "./args.js";
 import { loadSecret, loadTokens } from "./load-tokens.js";
+import { createPrometheusMetrics, isMetricsRequest, METRICS_PATH } from "./metrics.js";
 import { createRedisChangeBus, DEFAULT_CHANGES_CHANNEL } from "./redis-changes.js";
 import { createRedisRateLimiter } from "./redis-rate-limit.js";
 import { VERSION } from "./version.js";
@@ -25,6 +27,8 @@ export interface StartHttpServerOptions extends Partial<Omit<HttpServerConfig, "
 export interface RunningHttpServer {
   /** The MCP endpoint, e.g. http://127.0.0.1:3000/mcp. */
   url: string;
+  /** Where Prometheus scrapes, with `metrics` (e.g. http://127.0.0.1:3000/metrics). */
+  metricsUrl?: string;
   port: number;
   http: HttpApp;
   /** Stops accepting connections, lets running calls finish (shutdown timeout), closes sessions and stores. */
@@ -46,6 +50,24 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
     "add --tokens-file PATH (or TOOLSHED_TOKENS), --jwks-url URL or --introspection-url URL",
   );
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? "info" });
+  // Before the app exists: its meters and tracers come from the global providers set here.
+  const wantsMetrics = (options.metrics ?? false) || options.metricsPort !== undefined;
+  const prometheus = wantsMetrics ? await createPrometheusMetrics({ register: !options.openTelemetry }) : undefined;
+  const telemetry: OpenTelemetry | undefined = options.openTelemetry
+    ? await startOpenTelemetry({
+        logger,
+        serviceName: "toolshed-http",
+        serviceVersion: VERSION,
+        ...(prometheus ? { metricReaders: [prometheus.reader] } : {}),
+      })
+    : undefined;
+  if (telemetry && prometheus && process.env.OTEL_METRICS_EXPORTER !== undefined) {
+    logger.warn({}, "--metrics serves the metrics at /metrics; OTEL_METRICS_EXPORTER is not used with it");
+  }
+  const stopTelemetry = async () => {
+    await telemetry?.shutdown();
+    await prometheus?.shutdown();
+  };
   const db = options.db ?? ":memory:";
   let opened: Awaited<ReturnType<typeof openPacks>>;
   try {
@@ -58,6 +80,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
     });
   } catch (error) {
     // openPacks says what is wrong with a database and what would work, as toolshed-stdio prints it.
+    await stopTelemetry();
     if (error instanceof DatabaseConnectError || error instanceof PackConfigError) {
       throw new HttpConfigError(error.message);
     }
@@ -82,6 +105,8 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
     await limiter?.close();
     await changes?.close();
     await opened.close();
+    // Last: spans of the calls that just finished are flushed to the collector.
+    await stopTelemetry();
   };
 
   let http: HttpApp | undefined;
@@ -101,7 +126,15 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       // Node enforces both timeouts only when it checks its connections (every 30 s by default).
       connectionsCheckingInterval: Math.max(250, Math.min(30_000, Math.floor(requestTimeout / 4))),
     },
-    (req, res) => (http ? http.nodeListener(req, res) : startingUp(req, res)),
+    // /metrics is routed before the app, whose pipeline knows only /mcp, probes and metadata.
+    // Like /readyz it takes no token; --metrics-port moves it off the public port.
+    prometheus && options.metricsPort === undefined
+      ? (req, res) => {
+          if (isMetricsRequest(req)) prometheus.handle(req, res);
+          else if (http) http.nodeListener(req, res);
+          else startingUp(req, res);
+        }
+      : (req, res) => (http ? http.nodeListener(req, res) : startingUp(req, res)),
   );
   let port: number;
   try {
@@ -109,6 +142,23 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
   } catch (error) {
     await release();
     throw error;
+  }
+  let metricsServer: Server | undefined;
+  let metricsPort = port;
+  if (prometheus && options.metricsPort !== undefined) {
+    metricsServer = createServer((req, res) => {
+      if (isMetricsRequest(req)) return prometheus.handle(req, res);
+      res
+        .writeHead(404, { "content-type": "text/plain; charset=utf-8" })
+        .end(`Not Found: this port serves only GET ${METRICS_PATH}\n`);
+    });
+    try {
+      metricsPort = await listen(metricsServer, options.metricsPort, host, "--metrics-port");
+    } catch (error) {
+      server.close();
+      await release();
+      throw error;
+    }
   }
   try {
     http = createHttpApp({
@@ -132,11 +182,14 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
     });
   } catch (error) {
     server.close();
+    metricsServer?.close();
     await release();
     throw error;
   }
   const app = http;
-  const url = `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}/mcp`;
+  const origin = (p: number) => `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${p}`;
+  const url = `${origin(port)}/mcp`;
+  const metricsUrl = prometheus ? `${origin(metricsPort)}${METRICS_PATH}` : undefined;
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -157,6 +210,11 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       }
       server.closeAllConnections();
       await closed;
+      if (metricsServer) {
+        const done = new Promise<void>((resolve) => metricsServer?.close(() => resolve()));
+        metricsServer.closeAllConnections();
+        await done;
+      }
       await release();
     })();
     return closing;
@@ -195,12 +253,14 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
         introspection ? "introspection" : undefined,
       ].filter(Boolean),
       ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+      ...(metricsUrl ? { metrics: metricsUrl } : {}),
+      ...(telemetry ? { openTelemetry: true } : {}),
       version: VERSION,
     },
     `listening on ${url}`,
   );
 
-  return { url, port, http: app, close };
+  return { url, ...(metricsUrl ? { metricsUrl } : {}), port, http: app, close };
 }
 
 /** --introspection-* as the app's options; the secret from TOOLSHED_INTROSPECTION_CLIENT_SECRET or its file. */
@@ -225,12 +285,12 @@ function introspectionOf(options: StartHttpServerOptions): HttpAppOptions["intro
   };
 }
 
-function listen(server: Server, port: number, host: string): Promise<number> {
+function listen(server: Server, port: number, host: string, flag = "--port"): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
       if (error.code === "EADDRINUSE") {
-        reject(new HttpConfigError(`port ${port} on ${host} is in use; pass --port with a free port, or 0 for any`));
+        reject(new HttpConfigError(`port ${port} on ${host} is in use; pass ${flag} with a free port, or 0 for any`));
       } else if (error.code === "EACCES") {
         reject(new HttpConfigError(`no permission to listen on ${host}:${port}; use a port above 1023`));
       } else if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND") {

@@ -14,6 +14,27 @@ function usageError(argv: string[], env: Record<string, string> = {}): string {
   throw new Error("expected a usage error");
 }
 
+describe("parseStdioArgs, OpenTelemetry", () => {
+  it("OTEL_* variables ask for the SDK; without them the config says nothing of it", () => {
+    expect(parse([]).openTelemetry).toBeUndefined();
+    expect(parse([], { OTEL_EXPORTER_OTLP_ENDPOINT: "http://localhost:4318" }).openTelemetry).toBe(true);
+    expect(parse([], { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }).openTelemetry).toBe(
+      undefined,
+    );
+  });
+
+  it("exporters that would write to stdout, the protocol channel, are refused", () => {
+    for (const name of ["OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_LOGS_EXPORTER"]) {
+      expect(usageError([], { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", [name]: "otlp,console" })).toBe(
+        `${name}=console would write to stdout, which carries MCP messages; use otlp (OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318)`,
+      );
+    }
+    expect(usageError([], { OTEL_TRACES_EXPORTER: "jaegr" })).toBe(
+      'OTEL_TRACES_EXPORTER="jaegr" names no exporter; use otlp, zipkin, console, none',
+    );
+  });
+});
+
 describe("parseStdioArgs", () => {
   it("defaults: every pack, ~/.toolshed/toolshed.db, info, writable, no demo", () => {
     expect(parse([])).toEqual({

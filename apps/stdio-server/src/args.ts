@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { didYouMean } from "@toolshed/errors";
 import { checkDatabaseUrl, PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
+import { openTelemetryProblem, openTelemetryRequested } from "@toolshed/packs/telemetry";
 import type { LogLevelName } from "@toolshed/server";
 
 export const BIN_NAME = "toolshed-stdio";
@@ -22,6 +23,8 @@ export interface StdioConfig {
   readOnly: boolean;
   demo: boolean;
   logLevel: LogLevelName;
+  /** Start the OpenTelemetry Node SDK: the OTEL_* variables ask for it (see openTelemetryRequested). */
+  openTelemetry?: boolean;
 }
 
 /** A flag or environment value that cannot work; the message says what would. */
@@ -97,6 +100,12 @@ export function parseStdioArgs(
     }
   }
 
+  const openTelemetry = openTelemetryRequested(env);
+  if (openTelemetry) {
+    const problem = openTelemetryProblem(env, { stdio: true });
+    if (problem !== undefined) throw new StdioUsageError(problem);
+  }
+
   return {
     command,
     db: expandHome(db, home),
@@ -105,6 +114,7 @@ export function parseStdioArgs(
     readOnly: values["read-only"] ?? envFlag(env, "TOOLSHED_READ_ONLY"),
     demo: values.demo ?? envFlag(env, "TOOLSHED_DEMO"),
     logLevel: level as LogLevelName,
+    ...(openTelemetry ? { openTelemetry } : {}),
   };
 }
 
@@ -176,6 +186,8 @@ export function usageText(version: string): string {
     "",
     "Defaults: --db ~/.toolshed/toolshed.db, every pack, log level info. A flag wins over its variable.",
     "stdout carries MCP messages only; logs are JSON lines on stderr.",
+    "Telemetry: the OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER=otlp, …) start the",
+    "OpenTelemetry SDK, which sends spans and metrics over OTLP (docs/observability.md).",
     "",
   ].join("\n");
 }

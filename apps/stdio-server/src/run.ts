@@ -1,5 +1,6 @@
 import { PassThrough } from "node:stream";
 import { DatabaseConnectError, type OpenedPacks, openPacks, PackConfigError } from "@toolshed/packs";
+import { type OpenTelemetry, startOpenTelemetry } from "@toolshed/packs/telemetry";
 import { createLogger, createServer, StdioTransport, type ToolshedServer } from "@toolshed/server";
 import { BIN_NAME, type StdioConfig, StdioUsageError } from "./args.js";
 import { InFlightTransport } from "./in-flight.js";
@@ -46,6 +47,11 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
   const version = packageVersion();
   const logger = createLogger({ level: config.logLevel, destination: options.logDestination ?? 2, name: BIN_NAME });
 
+  // Before the server exists: its tracer and meters come from the global providers set here.
+  const telemetry: OpenTelemetry | undefined = config.openTelemetry
+    ? await startOpenTelemetry({ logger, serviceName: BIN_NAME, serviceVersion: version })
+    : undefined;
+
   let opened: OpenedPacks;
   try {
     opened = await openPacks({
@@ -57,6 +63,7 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
       readOnly: config.readOnly,
     });
   } catch (error) {
+    await telemetry?.shutdown();
     throw asUsageError(error) ?? error;
   }
   let server: ToolshedServer;
@@ -64,6 +71,7 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
     server = createServer({ name: "toolshed", version, packs: opened.packs, readOnly: config.readOnly, logger });
   } catch (error) {
     await opened.close();
+    await telemetry?.shutdown();
     throw error;
   }
 
@@ -130,6 +138,8 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
       await server.close();
       input.end();
       await opened.close();
+      // Last: spans of the calls just answered are flushed to the collector.
+      await telemetry?.shutdown();
     } finally {
       detach();
     }
@@ -149,6 +159,7 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
     await server.connect(transport);
   } catch (error) {
     await opened.close();
+    await telemetry?.shutdown();
     throw error;
   }
   const previous = transport.onclose;
@@ -174,6 +185,7 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
       packs: opened.names,
       readOnly: config.readOnly,
       demo: config.demo,
+      ...(telemetry ? { openTelemetry: true } : {}),
       tools: server.runtime.listTools(server.runtime.viewFor(undefined)).length,
     },
     "ready on stdio",

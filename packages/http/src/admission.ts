@@ -6,6 +6,7 @@ import { checkHostAndOrigin } from "./guards.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import type { RateLimiter } from "./rate-limit.js";
 import type { RequestRecord } from "./request-context.js";
+import { countRefused, type RefusalReason } from "./telemetry.js";
 import { SCOPES } from "./tokens.js";
 import { wwwAuthenticate } from "./well-known.js";
 
@@ -48,6 +49,11 @@ const tooMany = (retryAfterSeconds: number) =>
     { "Retry-After": String(retryAfterSeconds) },
   );
 
+function refuse(reason: RefusalReason, response: Response): Admission {
+  countRefused(reason);
+  return { ok: false, response };
+}
+
 /** The checks in front of /mcp, cheapest first: shutdown, Host and Origin, tokens in the URL, auth, rate limit. */
 export async function admit(head: Exchange, record: RequestRecord, o: AdmissionOptions): Promise<Admission> {
   if (o.isClosing()) {
@@ -57,16 +63,16 @@ export async function admit(head: Exchange, record: RequestRecord, o: AdmissionO
       "Service Unavailable: the server is shutting down",
       { "Retry-After": "5", Connection: "close" },
     );
-    return { ok: false, response };
+    return refuse("shutting_down", response);
   }
   // A URL built from the Host header has nothing to compare with it: skip parsing it twice.
   const builtFromHost = head.targetIsPath && head.headers.get("host") !== null;
   const foreign = checkHostAndOrigin(head.headers, o.policy, builtFromHost ? undefined : head.url);
-  if (foreign) return { ok: false, response: foreign };
+  if (foreign) return refuse("host", foreign);
   // node:http passes any Host on; the answers below build URLs from it.
   if (!(builtFromHost && PLAIN_HOST.test(head.headers.get("host") as string)) && !URL.canParse(head.url)) {
     const description = "Bad Request: the Host header is not a host name (name or name:port)";
-    return { ok: false, response: jsonRpcErrorResponse(400, HttpErrorCode.Transport, description) };
+    return refuse("host", jsonRpcErrorResponse(400, HttpErrorCode.Transport, description));
   }
   if (head.query !== "") {
     const params = new URLSearchParams(head.query);
@@ -76,7 +82,7 @@ export async function admit(head: Exchange, record: RequestRecord, o: AdmissionO
       const response = jsonRpcErrorResponse(400, HttpErrorCode.Transport, description, {
         "WWW-Authenticate": wwwAuthenticate(o.baseUrl(head.url), "invalid_request", description),
       });
-      return { ok: false, response };
+      return refuse("token_in_url", response);
     }
   }
   const address = head.address ?? "unknown";
@@ -88,14 +94,16 @@ export async function admit(head: Exchange, record: RequestRecord, o: AdmissionO
     if (!outcome.ok) {
       // Failed attempts count against the address, so guessing tokens is rate limited too.
       const limited = await o.limiter?.take(`addr:${address}`);
-      if (limited && !limited.ok) return { ok: false, response: tooMany(limited.retryAfterSeconds) };
+      if (limited && !limited.ok) return refuse("rate_limited", tooMany(limited.retryAfterSeconds));
       const headers: Record<string, string> = {};
       if (outcome.status !== 503) {
         const scope = outcome.error === "insufficient_scope" ? SCOPES.join(" ") : undefined;
         headers["WWW-Authenticate"] = wwwAuthenticate(o.baseUrl(head.url), outcome.error, outcome.description, scope);
       } else headers["Retry-After"] = "30";
       const response = jsonRpcErrorResponse(outcome.status, HttpErrorCode.Transport, outcome.description, headers);
-      return { ok: false, response };
+      const reason =
+        outcome.status === 401 ? "unauthorized" : outcome.status === 403 ? "forbidden" : "auth_unavailable";
+      return refuse(reason, response);
     }
     ({ authInfo, owner } = outcome);
     ownLimit = outcome.rateLimit;
@@ -107,11 +115,13 @@ export async function admit(head: Exchange, record: RequestRecord, o: AdmissionO
   if (owner) admitted.owner = owner;
   const { limiter } = o;
   const limited = await limiter?.take(key, ownLimit);
-  if (limited && !limited.ok) return { ok: false, response: tooMany(limited.retryAfterSeconds) };
+  if (limited && !limited.ok) return refuse("rate_limited", tooMany(limited.retryAfterSeconds));
   if (limiter) {
     admitted.charge = async (calls) => {
       const more = await limiter.take(key, ownLimit, calls);
-      return more.ok ? undefined : tooMany(more.retryAfterSeconds);
+      if (more.ok) return undefined;
+      countRefused("rate_limited");
+      return tooMany(more.retryAfterSeconds);
     };
   }
   return admitted;

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, Logger } from "@toolshed/schema";
-import type { Era } from "@toolshed/server";
+import type { Era, TraceContextCarrier } from "@toolshed/server";
 import type { Answer, CallScope, CancelSignal, ProtocolCore } from "@toolshed/server/internal";
 import { currentRequest, type RequestRecord, recordingLogger } from "./request-context.js";
 
@@ -20,6 +20,8 @@ export interface CallContext {
   record?: RequestRecord;
   /** Set when the transport already knows the era (a 2026-07-28 MCP-Protocol-Version header). */
   era?: Era;
+  /** The request's W3C trace context headers, the parent of its spans when `params._meta` has none. */
+  readonly traceContext?: TraceContextCarrier;
 }
 
 export type { Answer };
@@ -53,6 +55,10 @@ class HttpScope implements CallScope {
 
   get era(): Era | undefined {
     return this.#base.era;
+  }
+
+  get traceContext(): TraceContextCarrier | undefined {
+    return this.#base.traceContext;
   }
 
   get notify(): CallScope["notify"] {

@@ -1,4 +1,6 @@
 /** What a shutdown can abort: an AbortController, or a request's Cancellation. */
+import { countInFlight } from "./telemetry.js";
+
 export interface Abortable {
   abort(reason: unknown): void;
 }
@@ -21,6 +23,7 @@ export class InFlight {
    */
   begin(controller?: Abortable): () => void {
     this.#count++;
+    const counted = countInFlight();
     if (controller) {
       if (this.#stopped) controller.abort(this.#stopReason);
       else this.#controllers.add(controller);
@@ -30,6 +33,7 @@ export class InFlight {
       if (ended) return;
       ended = true;
       this.#count--;
+      counted?.();
       if (controller) this.#controllers.delete(controller);
       if (this.#count === 0) for (const wake of [...this.#waiters]) wake();
     };

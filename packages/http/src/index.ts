@@ -15,5 +15,6 @@ export { HttpConfigError } from "./http-errors.js";
 export type { IntrospectionOptions } from "./introspection.js";
 export { createRateLimiter, type RateLimiter, type RateLimitOutcome } from "./rate-limit.js";
 export type { RequestSummary } from "./request-log.js";
+export { HttpMetric, type RefusalReason } from "./telemetry.js";
 export { parseTokenList, parseTokensFile, SCOPES, type Scope, type StaticToken } from "./tokens.js";
 export { VERSION } from "./version.js";

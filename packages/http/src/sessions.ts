@@ -9,6 +9,7 @@ import type { Exchange } from "./exchange.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
 import { currentRequest, recordOutcome } from "./request-context.js";
 import { parseBody, type ScopeCheck } from "./stateless.js";
+import { countRefused, countSession } from "./telemetry.js";
 import { checkPostHeaders, methodNotAllowed } from "./wire.js";
 
 export interface SessionsOptions {
@@ -95,7 +96,10 @@ export class Sessions {
     const rejected = checkPostHeaders(ex.headers);
     if (rejected) return rejected;
     const body = await ex.readBody(this.#options.maxBodyBytes);
-    if ("response" in body) return body.response;
+    if ("response" in body) {
+      if (body.response.status === 413) countRefused("body_too_large");
+      return body.response;
+    }
     const parsed = parseBody(body.text);
     if (!parsed.ok) return parsed.response;
     const { batch, messages, errors } = parsed;
@@ -122,7 +126,10 @@ export class Sessions {
     const only = messages[0];
     if (!batch && checkScopes && only && isJSONRPCRequest(only)) {
       const challenge = checkScopes(only, authInfo);
-      if (challenge) return challenge;
+      if (challenge) {
+        countRefused("forbidden");
+        return challenge;
+      }
     }
     const options = { parsedBody: batch ? messages : messages[0], ...(authInfo ? { authInfo } : {}) };
     const request = transportRequest(ex);
@@ -139,12 +146,16 @@ export class Sessions {
     options: { parsedBody: unknown; authInfo?: AuthInfo },
     caller: Caller,
   ): Promise<Response> {
-    if (this.#closed) return jsonRpcErrorResponse(503, HttpErrorCode.Transport, "Service Unavailable: shutting down");
+    if (this.#closed) {
+      countRefused("shutting_down");
+      return jsonRpcErrorResponse(503, HttpErrorCode.Transport, "Service Unavailable: shutting down");
+    }
     const { owner, client } = caller;
     // The client's own quota first: making room there may also make room under the global cap.
     const quota = this.#options.sessionsPerClient ?? DEFAULT_SESSIONS_PER_CLIENT;
     const own = this.#byClient.get(client);
     if (own && own.size >= quota && !this.#evictIdle(own, quota)) {
+      countRefused("session_limit");
       return jsonRpcErrorResponse(
         429,
         HttpErrorCode.Transport,
@@ -153,6 +164,7 @@ export class Sessions {
     }
     const max = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     if (this.#sessions.size + this.#opening >= max) {
+      countRefused("session_limit");
       return jsonRpcErrorResponse(
         503,
         HttpErrorCode.Transport,
@@ -174,6 +186,7 @@ export class Sessions {
         opened();
         session.id = id;
         this.#sessions.set(id, session);
+        countSession(1);
         const record = currentRequest();
         if (record) record.sessionId = id;
         this.#options.logger.info(
@@ -219,6 +232,7 @@ export class Sessions {
     const { id } = session;
     if (id !== undefined && this.#sessions.get(id) === session) {
       this.#sessions.delete(id);
+      countSession(-1);
       if (why) this.#options.logger.info({ sessionId: id, sessions: this.#sessions.size }, why);
     }
   }
@@ -283,6 +297,7 @@ export class Sessions {
     this.#closed = true;
     clearInterval(this.#sweeper);
     await Promise.allSettled([...this.#sessions.values()].map((s) => s.transport.close()));
+    if (this.#sessions.size > 0) countSession(-this.#sessions.size);
     this.#sessions.clear();
     this.#byClient.clear();
   }

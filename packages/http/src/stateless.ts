@@ -1,7 +1,7 @@
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@toolshed/schema";
-import { JsonRpcCode } from "@toolshed/server";
+import { JsonRpcCode, type TraceContextCarrier } from "@toolshed/server";
 import {
   checkJsonRpcMessage,
   isModernRequest,
@@ -15,6 +15,7 @@ import type { Answer, CallContext, Dispatch } from "./dispatcher.js";
 import type { JsonAnswer } from "./exchange.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
 import type { RequestRecord } from "./request-context.js";
+import { countRefused } from "./telemetry.js";
 import {
   checkModernHeaders,
   checkPostHeaders,
@@ -137,7 +138,10 @@ export async function answerStatelessPost(
   const rejected = checkPostHeaders(post.headers);
   if (rejected) return rejected;
   const body = await post.readBody(options.maxBodyBytes);
-  if ("response" in body) return body.response;
+  if ("response" in body) {
+    if (body.response.status === 413) countRefused("body_too_large");
+    return body.response;
+  }
   const parsed = parseBody(body.text);
   if (!parsed.ok) return parsed.response;
   const { batch, messages, errors } = parsed;
@@ -159,7 +163,7 @@ export async function answerStatelessPost(
   }
   if (!batch && errors.length === 0 && options.checkScopes) {
     const challenge = options.checkScopes(requests[0] as JSONRPCRequest, authInfo);
-    if (challenge) return challenge;
+    if (challenge) return refusedForScope(challenge);
   }
   const { cancel } = post;
   const ctx = callContext(post, authInfo);
@@ -173,18 +177,26 @@ export async function answerStatelessPost(
   return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, withNotify(ctx, notify)), cancel);
 }
 
+/** A 403 insufficient_scope answer, counted. */
+function refusedForScope(challenge: Response): Response {
+  countRefused("forbidden");
+  return challenge;
+}
+
 /**
  * What the calls of one POST share. A class: its signal is a getter on the prototype, made only
  * if a handler asks for it, and an object literal with a getter is slow to make.
  */
 class PostContext implements CallContext {
   readonly cancel: Cancellation;
+  readonly #headers: HeaderReader;
   authInfo?: AuthInfo;
   record?: RequestRecord;
   era?: "modern";
 
   constructor(post: StatelessPost, authInfo: AuthInfo | undefined, era?: "modern") {
     this.cancel = post.cancel;
+    this.#headers = post.headers;
     if (era) this.era = era;
     if (authInfo) this.authInfo = authInfo;
     if (post.record) this.record = post.record;
@@ -193,6 +205,23 @@ class PostContext implements CallContext {
   get signal(): AbortSignal {
     return this.cancel.signal;
   }
+
+  /** The W3C trace context headers, read only when telemetry records and `_meta` carries none. */
+  get traceContext(): TraceContextCarrier | undefined {
+    return traceContextOf(this.#headers);
+  }
+}
+
+/** The request's `traceparent`, `tracestate` and `baggage` headers; undefined without a traceparent. */
+export function traceContextOf(headers: HeaderReader): TraceContextCarrier | undefined {
+  const traceparent = headers.get("traceparent");
+  if (traceparent === null) return undefined;
+  const carrier: TraceContextCarrier = { traceparent };
+  const tracestate = headers.get("tracestate");
+  if (tracestate !== null) carrier.tracestate = tracestate;
+  const baggage = headers.get("baggage");
+  if (baggage !== null) carrier.baggage = baggage;
+  return carrier;
 }
 
 /** The context with a notification sink, for a streamed answer; the signal stays a lazy getter. */
@@ -239,7 +268,7 @@ async function answerModernPost(
   const mismatch = checkModernHeaders(post.headers, first);
   if (mismatch) return errorAnswer(first.id, JsonRpcCode.HeaderMismatch, mismatch);
   const challenge = options.checkScopes?.(first, authInfo);
-  if (challenge) return challenge;
+  if (challenge) return refusedForScope(challenge);
   const { cancel } = post;
   const ctx = callContext(post, authInfo, "modern");
   if (streams(first)) {

@@ -34,6 +34,7 @@ import { checkLogLevel, completionParams, optionalObject, type Params, paramsOf,
 import { principalOf, RequestStateCodec, type RequestStateOptions } from "./request-state.js";
 import type { CancelSignal } from "./run-tool.js";
 import type { CacheFields, Runtime, ToolOutcomeListener } from "./runtime.js";
+import { ServerTelemetry, TelemetryAttr, type TraceContextCarrier } from "./telemetry.js";
 
 export interface ServerInfo {
   name: string;
@@ -79,6 +80,11 @@ export interface CallScope {
   onToolOutcome?: ToolOutcomeListener;
   /** Set when the transport already knows the era (HTTP: a 2026-07-28 MCP-Protocol-Version header). */
   era?: Era;
+  /**
+   * W3C trace context the transport carried (HTTP `traceparent`, `tracestate`, `baggage` headers):
+   * the parent of the request's span when `params._meta` carries none. Read only when telemetry records.
+   */
+  readonly traceContext?: TraceContextCarrier;
 }
 
 export type Answer = JSONRPCResultResponse | JSONRPCErrorResponse;
@@ -92,6 +98,11 @@ export interface ProtocolCoreOptions {
   discoverTtlMs?: number;
   /** Hears every tool call's outcome on requests whose scope has no `onToolOutcome` (2025 connections). */
   onToolOutcome?: ToolOutcomeListener;
+  /**
+   * OpenTelemetry spans and metrics through `@opentelemetry/api` (default true): a no-op until the
+   * application registers an SDK. False skips even the check for one.
+   */
+  telemetry?: boolean;
 }
 
 interface Call {
@@ -157,6 +168,7 @@ export class ProtocolCore {
   readonly #resourceUpdated: (uri: string) => void;
   readonly #resourceListChanged: () => void;
   readonly #onToolOutcome: ToolOutcomeListener | undefined;
+  readonly #telemetry: ServerTelemetry | undefined;
 
   constructor(runtime: Runtime, info: ServerInfo, options: ProtocolCoreOptions = {}) {
     this.runtime = runtime;
@@ -165,6 +177,11 @@ export class ProtocolCore {
     this.#state = new RequestStateCodec(options.requestState);
     this.#discoverTtlMs = options.discoverTtlMs ?? 5 * 60_000;
     this.#onToolOutcome = options.onToolOutcome;
+    if (options.telemetry !== false) {
+      this.#telemetry = new ServerTelemetry((attr, name) =>
+        attr === TelemetryAttr.toolName ? runtime.tools.has(name) : runtime.prompts.has(name),
+      );
+    }
     this.#serverInfo = { name: info.name, version: info.version };
     if (info.title !== undefined) this.#serverInfo.title = info.title;
     this.#resourceUpdated = (uri) => this.changes.publish({ type: "resources/updated", uri });
@@ -195,8 +212,16 @@ export class ProtocolCore {
    * Answers one request: the result, or a thrown JsonRpcError. Unexpected failures are masked
    * behind a reference id that is also in the log (C7), so no transport ever sends their text.
    */
-  async handle(method: string, rawParams: unknown, id: string | number, scope: CallScope): Promise<unknown> {
+  handle(method: string, rawParams: unknown, id: string | number, scope: CallScope): Promise<unknown> {
     const era: Era = scope.era ?? (isModernRequest(method, rawParams) ? "modern" : "legacy");
+    const recorder = this.#telemetry?.recorder();
+    if (recorder === undefined) return this.#answer(method, rawParams, id, scope, era);
+    return this.#telemetry?.observe(recorder, method, rawParams, id, scope, era, () =>
+      this.#answer(method, rawParams, id, scope, era),
+    ) as Promise<unknown>;
+  }
+
+  async #answer(method: string, rawParams: unknown, id: string | number, scope: CallScope, era: Era): Promise<unknown> {
     const middleware = this.runtime.middleware;
     if (middleware !== undefined) {
       middleware.seal();
@@ -340,7 +365,9 @@ export class ProtocolCore {
     }
     const ref = newErrorRef();
     logger.error({ ref, method, err: error }, `Internal error answering ${method}`);
-    return new JsonRpcError(JsonRpcCode.InternalError, internalErrorMessage(ref));
+    const masked = new JsonRpcError(JsonRpcCode.InternalError, internalErrorMessage(ref));
+    this.#telemetry?.refs.set(masked, ref);
+    return masked;
   }
 
   #baseContext(call: Call): RequestContext {

@@ -37,3 +37,4 @@ export type { ToolCallOutcome, ToolOutcomeListener } from "./runtime.js";
 export type { ConnectOptions } from "./sdk-server.js";
 export { type CreateServerOptions, createServer, type ToolshedServer } from "./server.js";
 export { StdioTransport, type StdioTransportOptions } from "./stdio.js";
+export { TelemetryAttr, TelemetryMetric, type TraceContextCarrier } from "./telemetry.js";

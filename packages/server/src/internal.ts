@@ -40,3 +40,10 @@ export {
   type RuntimeOptions,
 } from "./runtime.js";
 export { createSdkServer, type SdkServerOptions } from "./sdk-server.js";
+export {
+  INSTRUMENTATION_SCOPE,
+  meterInstruments,
+  TelemetryAttr,
+  TelemetryMetric,
+  type TraceContextCarrier,
+} from "./telemetry.js";

@@ -8,6 +8,7 @@ import type { CallScope, LegacyConnection, ProtocolCore } from "./core.js";
 import { isModernRequest } from "./era.js";
 import type { Params } from "./params.js";
 import type { ToolOutcomeListener } from "./runtime.js";
+import type { TraceContextCarrier } from "./telemetry.js";
 
 // Permissive request schemas: the SDK's own would turn a malformed request into a -32603 ZodError
 // dump; these let the core answer -32602 with a hint instead (C12). Only method and params
@@ -38,6 +39,8 @@ interface Extra {
   sessionId?: string;
   sendNotification: (n: { method: string; params?: Params }) => Promise<void>;
   sendRequest: <T>(r: { method: string; params?: Params }, schema: z.ZodType<T>) => Promise<T>;
+  /** The HTTP request's headers, on the SDK's HTTP transports (sessions). */
+  requestInfo?: { headers?: Record<string, string | string[] | undefined> };
 }
 
 /** What lasts as long as the connection: its log level and resource subscriptions. */
@@ -123,6 +126,8 @@ export function createSdkServer(core: ProtocolCore, options: ConnectOptions = {}
     if (extra.authInfo) scope.authInfo = extra.authInfo;
     if (extra.sessionId) scope.sessionId = extra.sessionId;
     if (options.onToolOutcome) scope.onToolOutcome = options.onToolOutcome;
+    const headers = extra.requestInfo?.headers;
+    if (headers?.traceparent !== undefined) return { ...scope, traceContext: traceContextOf(headers) };
     return scope;
   };
 
@@ -175,4 +180,15 @@ export function createSdkServer(core: ProtocolCore, options: ConnectOptions = {}
     onclose?.();
   };
   return server;
+}
+
+/** The W3C trace context headers of an HTTP session's request (the parent of its span). */
+function traceContextOf(headers: Record<string, string | string[] | undefined>): TraceContextCarrier {
+  const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(",") : value);
+  const carrier: TraceContextCarrier = {};
+  const [traceparent, tracestate, baggage] = [one(headers.traceparent), one(headers.tracestate), one(headers.baggage)];
+  if (traceparent !== undefined) carrier.traceparent = traceparent;
+  if (tracestate !== undefined) carrier.tracestate = tracestate;
+  if (baggage !== undefined) carrier.baggage = baggage;
+  return carrier;
 }

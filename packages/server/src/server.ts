@@ -51,6 +51,17 @@ export interface CreateServerOptions {
    * is a middleware (server-level, every kind) or `{use: middleware, pack?, kinds?}`.
    */
   middleware?: readonly (Middleware | MiddlewareRegistration)[];
+  /**
+   * OpenTelemetry through `@opentelemetry/api` (default true). Nothing is recorded, and nothing
+   * exported, until the application registers an SDK (`NodeSDK`, or a tracer and meter provider);
+   * then every request gets a SERVER span after the MCP semantic conventions (`tools/call add`),
+   * parented on the W3C trace context of `params._meta` or of the HTTP headers (the global
+   * propagator must know W3C trace context: NodeSDK registers it by default), and the metrics
+   * `mcp.server.operation.duration` (s) and `toolshed.tool.calls` {gen_ai.tool.name, toolshed.outcome}.
+   * Failed calls carry `error.type` (the error code), `toolshed.error.kind`, `.retryable` and a
+   * masked error's `.ref`, never its message. False turns it off (not even the SDK check runs).
+   */
+  telemetry?: boolean;
 }
 
 /** A Toolshed server: the packs, checked once, ready to serve any number of connections. */
@@ -127,6 +138,7 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     ...(options.changes ? { changes: options.changes } : {}),
     ...(options.requestState ? { requestState: options.requestState } : {}),
     ...(options.onToolOutcome ? { onToolOutcome: options.onToolOutcome } : {}),
+    ...(options.telemetry === false ? { telemetry: false } : {}),
   });
   const connections = new Set<Server>();
   let closed = false;
