@@ -19,3 +19,4 @@ export {
 export { silentLogger } from "./logger.js";
 export { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver.js";
 export { TestMetricReader, useTestTelemetry } from "./telemetry.js";
+export { TELEMETRY_SECRET, telemetryPack } from "./telemetry-pack.js";

@@ -36,9 +36,14 @@ describe("OpenTelemetry over stdio", () => {
       method: "tools/call",
       params: { name: "get_note", arguments: { title: "groceries" } },
     });
-    await cli.waitForLines(2);
-    const span = await receiver.waitForSpan((s) => s.name === "tools/call get_note");
+    // Invalid arguments: a tool error the span names by its code, never by its message.
+    cli.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "get_note", arguments: { title: 7 } } });
+    await cli.waitForLines(3);
+    const span = await receiver.waitForSpan((s) => s.name === "tools/call get_note" && !s.attributes["error.type"]);
     expect(span.attributes).toMatchObject({ "mcp.method.name": "tools/call", "gen_ai.tool.name": "get_note" });
+    const invalid = await receiver.waitForSpan((s) => s.name === "tools/call get_note" && !!s.attributes["error.type"]);
+    expect(invalid.attributes).toMatchObject({ "error.type": "invalid_arguments", "toolshed.outcome": "validation" });
+    expect(JSON.stringify(invalid.attributes)).not.toContain("must be a string");
     expect(span.resource).toMatchObject({ "service.name": "toolshed-stdio" });
     // Metrics were exported too (interval 200 ms), with the SDK logging at debug all along.
     await expect.poll(() => receiver.paths.includes("/v1/metrics"), { timeout: 10_000 }).toBe(true);
@@ -46,9 +51,15 @@ describe("OpenTelemetry over stdio", () => {
     cli.child.stdin.end();
     expect((await cli.exited).code).toBe(0);
     const lines = cli.lines();
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
-    expect(cli.messages().map((m) => m.id)).toEqual([1, 2]);
+    // Calls run concurrently: the invalid one may answer first.
+    expect(
+      cli
+        .messages()
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual([1, 2, 3]);
     // The SDK's own diagnostics went to stderr, as JSON log lines.
     expect(cli.stderr()).toContain('"component":"opentelemetry"');
   });

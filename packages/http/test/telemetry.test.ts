@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { DataPoint } from "@opentelemetry/sdk-metrics";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { definePack, defineTool } from "@toolshed/schema";
-import { connect, post, useTestTelemetry } from "@toolshed/test-support";
+import { connect, post, TELEMETRY_SECRET, telemetryPack, useTestTelemetry } from "@toolshed/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpApp, type HttpApp } from "../src/index.js";
@@ -55,6 +55,18 @@ type Era = "2025" | "2026-07-28";
 
 /** A tools/call add POST in one era, with `meta` in params._meta and `headers` on the request. */
 function callAdd(url: string, era: Era, meta: Record<string, unknown>, headers: Record<string, string>) {
+  return callTool(url, era, "add", { a: 1, b: 2 }, meta, headers);
+}
+
+/** A tools/call POST in one era, with `meta` in params._meta and `headers` on the request. */
+function callTool(
+  url: string,
+  era: Era,
+  name: string,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
   const modern = era === "2026-07-28";
   const _meta = modern
     ? {
@@ -64,11 +76,11 @@ function callAdd(url: string, era: Era, meta: Record<string, unknown>, headers: 
       }
     : meta;
   const eraHeaders: Record<string, string> = modern
-    ? { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "add" }
+    ? { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name }
     : {};
   return post(
     url,
-    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 }, _meta } },
+    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, _meta } },
     { ...eraHeaders, ...headers },
   );
 }
@@ -108,6 +120,51 @@ describe.each(["2025", "2026-07-28"] as Era[])("trace context, era %s (stateless
     expect(span).toBeDefined();
     expect(span?.spanContext().traceId).not.toBe(HEADER_TRACE);
     expect(span?.parentSpanContext).toBeUndefined();
+  });
+});
+
+describe.each(["2025", "2026-07-28"] as Era[])("how a call ended, on its span over HTTP, era %s", (era) => {
+  const spanOf = (name: string) => {
+    const spans = telemetry.spans.getFinishedSpans().filter((s) => s.name === `tools/call ${name}`);
+    expect(spans).toHaveLength(1);
+    return spans[0] as ReadableSpan;
+  };
+  const textOf = (span: ReadableSpan) => JSON.stringify([span.attributes, span.status, span.events]);
+
+  it("invalid arguments: error.type invalid_arguments, the outcome, and none of the message", async () => {
+    const url = await serve({ packs: [telemetryPack] });
+    const res = await callTool(url, era, "add", { a: 1, b: 999 });
+    expect(res.status).toBe(200);
+    const span = spanOf("add");
+    expect(span.attributes).toMatchObject({
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": "add",
+      "error.type": "invalid_arguments",
+      "toolshed.error.retryable": false,
+      "toolshed.outcome": "validation",
+    });
+    expect(textOf(span)).not.toContain("at most 100");
+  });
+
+  it("a masked internal error: ERROR status and the answer's reference, never the exception's text", async () => {
+    const url = await serve({ packs: [telemetryPack] });
+    const res = await callTool(url, era, "boom", {});
+    const ref = (res.json as { result: { _meta: Record<string, { ref: string }> } }).result._meta["toolshed.dev/error"]
+      ?.ref;
+    expect(ref).toMatch(/^[0-9a-f]{8}$/);
+    const span = spanOf("boom");
+    expect(span.status.code).toBe(2);
+    expect(span.attributes).toMatchObject({ "error.type": "internal_error", "toolshed.error.ref": ref });
+    expect(textOf(span)).not.toContain(TELEMETRY_SECRET);
+    expect(textOf(span)).not.toContain("hunter2");
+  });
+
+  it("a partial batch: outcome partial, no error", async () => {
+    const url = await serve({ packs: [telemetryPack] });
+    await callTool(url, era, "bulk", {});
+    const span = spanOf("bulk");
+    expect(span.attributes["toolshed.outcome"]).toBe("partial");
+    expect(span.attributes["error.type"]).toBeUndefined();
   });
 });
 

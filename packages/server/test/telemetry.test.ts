@@ -3,57 +3,17 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { DataPoint, Histogram } from "@opentelemetry/sdk-metrics";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { BatchCollector } from "@toolshed/errors";
-import { definePack, defineTool } from "@toolshed/schema";
-import { useTestTelemetry } from "@toolshed/test-support";
+import { telemetryPack, useTestTelemetry } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { connectInMemory, createServer, type ToolshedServer } from "../src/index.js";
 import type { Answer, CallScope } from "../src/internal.js";
 import { captureLogger } from "./fixtures.js";
 
-const SECRET = "password=hunter2 at db.internal:5432";
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_SPAN = "00f067aa0ba902b7";
 const TRACEPARENT = `00-${TRACE_ID}-${PARENT_SPAN}-01`;
 
-const pack = definePack({
-  name: "calc",
-  tools: [
-    defineTool({
-      name: "add",
-      description: "Adds two numbers.",
-      input: z.object({ a: z.number().describe("First"), b: z.number().max(100).describe("Second, at most 100") }),
-      output: z.number(),
-      handler: ({ a, b }) => a + b,
-    }),
-    defineTool({
-      name: "boom",
-      description: "Fails unexpectedly.",
-      input: z.object({}),
-      handler: () => {
-        throw new Error(SECRET);
-      },
-    }),
-    defineTool({
-      name: "bulk",
-      description: "Updates two items; the second fails.",
-      input: z.object({}),
-      output: z.object({
-        succeeded_count: z.number(),
-        failed_count: z.number(),
-        succeeded: z.array(z.string()),
-        failed: z.array(z.object({ id: z.string(), reason: z.string(), message: z.string(), retryable: z.boolean() })),
-      }),
-      handler: () => {
-        const batch = new BatchCollector<string>();
-        batch.succeed("a");
-        batch.fail("b", { reason: "archived", message: "Item b is archived", retryable: false });
-        return batch.result();
-      },
-    }),
-  ],
-});
+const pack = telemetryPack;
 
 const telemetry = useTestTelemetry();
 
