@@ -58,6 +58,14 @@ export function sseMessages(text: string): Array<Record<string, unknown>> {
     .map((data) => JSON.parse(data) as Record<string, unknown>);
 }
 
+/** A 2025-era initialize request, as a raw client sends it. */
+export const legacyInitialize = (id: number | string = 1, protocolVersion = "2025-06-18") => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
+
 /** The current protocol revision, stateless. */
 export const MODERN_VERSION = "2026-07-28";
 /** The `_meta` envelope of a 2026-07-28 request. */

@@ -9,6 +9,7 @@ export {
 } from "./authorization-server.js";
 export {
   connect,
+  legacyInitialize,
   MCP_HEADERS,
   MODERN_VERSION,
   modernEnvelope,

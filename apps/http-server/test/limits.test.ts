@@ -1,4 +1,5 @@
 import { connect as connectSocket } from "node:net";
+import { legacyInitialize } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   connect,
@@ -19,12 +20,7 @@ const OTHER = "other-token-0123456789abcdef";
 
 let server: Started;
 
-const init = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-};
+const init = legacyInitialize();
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 beforeAll(async () => {

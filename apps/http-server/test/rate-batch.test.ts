@@ -1,3 +1,4 @@
+import { legacyInitialize } from "@toolshed/test-support";
 // The rate limit counts calls, not POSTs: every request of a JSON-RPC batch takes one from the
 // caller's allowance, and a batch that does not fit is refused before any of it runs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,12 +12,7 @@ const create = (id: number, title: string) => ({
   method: "tools/call",
   params: { name: "create_note", arguments: { title, body: "from a batch" } },
 });
-const init = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-};
+const init = legacyInitialize(0);
 const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list" });
 
 let stateless: Started;

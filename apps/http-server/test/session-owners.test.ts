@@ -2,6 +2,7 @@
 // log label (`jwt:alice`, a shared token id, a JWT's client_id) are distinct callers.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { legacyInitialize } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE, killAll, post, removeTempDirs, type Started, startServer, tempDir } from "./helpers.js";
 import { startJwks } from "./jwks.js";
@@ -57,12 +58,7 @@ afterAll(async () => {
 });
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const init = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-};
+const init = legacyInitialize();
 const ping = { jsonrpc: "2.0", id: 2, method: "ping" };
 
 async function openSession(token: string): Promise<string> {

@@ -4,6 +4,7 @@
 import { execFile } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { promisify } from "node:util";
+import { legacyInitialize } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureBuilt,
@@ -33,12 +34,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const init = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-};
+const init = legacyInitialize();
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const inSession = (token: string, id: string) => ({
   ...bearer(token),

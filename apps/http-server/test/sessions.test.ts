@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { legacyInitialize } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, FIXTURE, killAll, post, removeTempDirs, type Started, startServer, textOf } from "./helpers.js";
 
@@ -14,12 +15,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const init = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-};
+const init = legacyInitialize();
 
 describe("sessions mode with the SDK client", () => {
   it("opens a session, lists tools, calls get_note and keeps the contract texts", async () => {

@@ -1,4 +1,5 @@
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { legacyInitialize } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   connect,
@@ -23,12 +24,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const init = (id: number | string, protocolVersion = "2025-06-18") => ({
-  jsonrpc: "2.0",
-  id,
-  method: "initialize",
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-});
+const init = legacyInitialize;
 
 describe("stateless mode with the SDK client", () => {
   it("initializes, lists every pack's tools and calls get_note", async () => {

@@ -136,11 +136,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       ...(options.changes === undefined ? {} : { changes: options.changes }),
       ...(options.stateSecret === undefined ? {} : { requestState: { secret: options.stateSecret } }),
     });
+  // Fixed once the packs are: the authenticator and the resource metadata share one list.
+  const scopesSupported = server.runtime.scopesSupported();
   const auth = createAuthenticator({
     ...(options.tokens ? { tokens: options.tokens } : {}),
     ...(options.jwt ? { jwt: options.jwt } : {}),
     ...(options.introspection ? { introspection: options.introspection } : {}),
-    scopesSupported: server.runtime.scopesSupported(),
+    scopesSupported,
     logger: baseLogger,
   });
   const path = options.path ?? "/mcp";
@@ -185,13 +187,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     ...(auth
       ? {
           metadata: (base: string) =>
-            resourceMetadata(
-              base,
-              path,
-              name,
-              options.jwt?.issuer ?? options.introspection?.issuer,
-              server.runtime.scopesSupported(),
-            ),
+            resourceMetadata(base, path, name, options.jwt?.issuer ?? options.introspection?.issuer, scopesSupported),
         }
       : {}),
     ...(cors ? { cors } : {}),

@@ -4,7 +4,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { definePack, definePrompt, defineResource, defineTool } from "@toolshed/schema";
-import { connect, MODERN_VERSION, modernPost, post, silentLogger } from "@toolshed/test-support";
+import { connect, legacyInitialize, MODERN_VERSION, modernPost, post, silentLogger } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpApp, type HttpApp } from "../src/index.js";
@@ -136,16 +136,7 @@ describe.each([
 ])("the step-up challenge, %s", (mode, url) => {
   async function sessionHeaders(who: keyof typeof TOKENS): Promise<Record<string, string>> {
     if (mode === "stateless") return bearer(who);
-    const init = await post(
-      url(),
-      {
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-      },
-      bearer(who),
-    );
+    const init = await post(url(), legacyInitialize(0, "2025-11-25"), bearer(who));
     expect(init.status).toBe(200);
     return {
       ...bearer(who),
