@@ -1,7 +1,7 @@
 // What every answer must look like (CONTRACT.md C6-C12), as checks that return problems
 // instead of throwing, so a fuzz failure lists all of them at once.
+import { ERROR_META_KEY } from "@toolshed/errors";
 
-export const ERROR_META_KEY = "toolshed.dev/error";
 const KINDS = new Set(["validation", "tool", "internal"]);
 
 type Obj = Record<string, unknown>;
@@ -10,13 +10,29 @@ function isObj(value: unknown): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Paths of this machine: the top folder of the working directory (`/work/`, `/home/`) and the temp folder. */
+function machinePaths(): Array<[string, RegExp]> {
+  const out: Array<[string, RegExp]> = [["a temporary path", /(?<![\w.:/])\/tmp\//]];
+  const top = /^\/[^/]+\//.exec(process.cwd())?.[0];
+  if (top !== undefined && top !== "/tmp/") {
+    out.push([`a server path under ${top}`, new RegExp(`(?<![\\w.:/])${escapeRegExp(top)}`)]);
+  }
+  return out;
+}
+
 /** Text that must never reach a client, unless the request itself carried it. */
 const LEAK_PATTERNS: Array<[string, RegExp]> = [
   ["a stack frame", / {4}at /],
-  ["a server path under /work/", /\/work\//],
-  ["a temporary path", /\/tmp\//],
+  ...machinePaths(),
   ["node_modules", /node_modules/],
   ["a source location", /\.[cm]?[jt]s:\d+/],
+  // What database drivers say when a query goes wrong: SQL text and schema names.
+  ["an SQLite error code", /\bSQLITE_[A-Z_]+\b/],
+  ["an SQL syntax error", /near "[^"]*": syntax error|syntax error at or near/],
+  ["a database schema name", /no such (?:table|column)|relation "[^"]*" does not exist/],
+  ["a database constraint", /(?:UNIQUE|NOT NULL|FOREIGN KEY|CHECK) constraint failed|violates [\w -]*constraint/],
 ];
 
 /** Internal details in an answer that the request did not itself contain. */
@@ -26,7 +42,7 @@ export function leaksIn(answerText: string, requestText: string, secrets: readon
     if (pattern.test(answerText) && !pattern.test(requestText)) problems.push(`answer contains ${what}`);
   }
   for (const secret of secrets) {
-    if (answerText.includes(secret)) problems.push(`answer contains the backend secret ${secret}`);
+    if (answerText.includes(secret)) problems.push(`answer contains the secret ${secret}`);
   }
   return problems;
 }

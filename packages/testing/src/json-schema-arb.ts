@@ -83,7 +83,7 @@ export function breaksSchema(value: unknown, schema: JsonSchema): boolean {
   return false;
 }
 
-/** Words the demo data holds, so generated calls find, change and conflict with real rows. */
+/** Words the data holds (titles, ids), so generated calls find, change and conflict with real rows. */
 export interface KnownValues {
   strings: readonly string[];
 }
@@ -99,7 +99,7 @@ function fit(value: string, schema: JsonSchema): string {
 function stringArb(schema: JsonSchema, known: KnownValues): fc.Arbitrary<string> {
   const max = Math.min(schema.maxLength ?? 300, 300);
   const plain = fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom(...known.strings) },
+    ...(known.strings.length > 0 ? [{ weight: 4, arbitrary: fc.constantFrom(...known.strings) }] : []),
     { weight: 2, arbitrary: fc.string({ maxLength: max }) },
     { weight: 1, arbitrary: fc.string({ unit: "grapheme", maxLength: Math.min(max, 40) }) },
     { weight: 1, arbitrary: hostileString(max) },

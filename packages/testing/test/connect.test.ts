@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { connectPack, expectToolError, expectToolResult, PROTOCOL_ERAS } from "../src/index.js";
+import { booksPack } from "./fixture.js";
+
+describe.each(PROTOCOL_ERAS)("connectPack in the %s era", (era) => {
+  it("calls a tool and lists the pack's tools", async () => {
+    await using conn = await connectPack(booksPack(), { era });
+    expect(conn.era).toBe(era);
+    const result = await conn.call("get_book", { id: "dune" });
+    expect(expectToolResult(result)).toEqual({ title: "Dune", year: 1965 });
+    expect((result as { resultType?: unknown }).resultType).toBe(era === "2026-07-28" ? "complete" : undefined);
+    expect((await conn.listTools()).map((t) => t.name)).toEqual(["get_book", "search_books", "add_book", "flaky"]);
+  });
+
+  it("throws a protocol error with its code and the server's message", async () => {
+    await using conn = await connectPack(booksPack(), { era });
+    const error = await conn.call("get_bok", {}).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "JsonRpcError", code: -32602 });
+    expect((error as Error).message).toBe("Unknown tool: get_bok. Closest tools: get_book, add_book, flaky");
+    const answer = await conn.answer("tools/call", { name: "get_bok" });
+    expect("error" in answer && answer.error.code).toBe(-32602);
+  });
+
+  it("with scopes tools:read sees and calls only read-only tools", async () => {
+    await using conn = await connectPack(booksPack(), { era, scopes: ["tools:read"] });
+    expect((await conn.listTools()).map((t) => t.name)).toEqual(["get_book", "search_books", "flaky"]);
+    expectToolError(await conn.call("add_book", { id: "x", title: "X" }), {
+      code: "permission_denied",
+      message: "your credentials allow read-only tools only",
+    });
+  });
+});
+
+describe("connectPack", () => {
+  it("closes the packs with the connection unless told not to", async () => {
+    let closed = 0;
+    const close = () => {
+      closed++;
+    };
+    {
+      await using conn = await connectPack(booksPack({ close }));
+      expectToolResult(await conn.call("search_books", { query: "e" }));
+    }
+    expect(closed).toBe(1);
+    const conn = await connectPack(booksPack({ close }), { closePacks: false });
+    await conn.close();
+    await conn.close();
+    expect(closed).toBe(1);
+  });
+
+  it("offers the official SDK client on the same server", async () => {
+    await using conn = await connectPack(booksPack(), { era: "2026-07-28" });
+    const viaSdk = await conn.client.callTool({ name: "get_book", arguments: { id: "emma" } });
+    expect(expectToolResult(viaSdk)).toEqual({ title: "Emma", year: 1815 });
+    const legacy = await conn.call("get_book", { id: "emma" }, { era: "2025-11-25" });
+    expect("resultType" in legacy).toBe(false);
+  });
+});
