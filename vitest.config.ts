@@ -2,6 +2,6 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*", "conformance", "reliability", "docs-check", "release"],
+    projects: ["packages/*", "apps/*", "conformance", "reliability", "docs-check", "release", "node-lines"],
   },
 });

@@ -1,6 +1,7 @@
 // docs/benchmarks.md from the results of one run-all: a table and a chart per benchmark, ratios to
 // each reference measured in the same run, the targets from issue 5 and of the 2026-07-28 era,
 // the 2025-era rows against the report this run replaces, the machine.
+import { readFileSync } from "node:fs";
 import { barChart } from "./charts/index.mjs";
 import { summary } from "./harness/stats.mjs";
 
@@ -404,9 +405,23 @@ export function renderReport({ machine, options, http, stdio, inp, search, previ
       "",
     );
   }
+  parts.push(driversSection());
   if (failures.length > 0) parts.push("## Failures", "", ...failures.map((f) => `- ${f}`), "");
   return `${parts
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trimEnd()}\n`;
+}
+
+// bench/drivers.mjs needs the Node 22 and 24 binaries, so run-all does not run it: its last report
+// (docs/benchmarks-drivers.md) is carried into every full report, headings one level down.
+function driversSection() {
+  let report;
+  try {
+    report = readFileSync(new URL("../docs/benchmarks-drivers.md", import.meta.url), "utf8");
+  } catch {
+    return "## SQLite drivers\n\nNot measured yet: `node bench/drivers.mjs` writes docs/benchmarks-drivers.md.\n";
+  }
+  const body = report.replace(/^# .*\n+/, "").replace(/^(#+) /gm, "#$1 ");
+  return `## SQLite drivers\n\nFrom the last \`node bench/drivers.mjs\` run ([benchmarks-drivers.md](benchmarks-drivers.md)); \`npm run bench\` does not rerun it.\n\n${body}`;
 }

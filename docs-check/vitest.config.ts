@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { defineProject, type Plugin } from "vitest/config";
+import { defineProject, mergeConfig, type Plugin } from "vitest/config";
+import { sharedProject } from "../vitest.shared.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const docs = `${root}docs/`;
@@ -28,13 +29,18 @@ function resolveDocsImports(): Plugin {
   };
 }
 
-export default defineProject({
-  plugins: [resolveDocsImports()],
-  test: {
-    name: "docs-check",
-    include: ["test/**/*.test.ts"],
-    // The examples start servers and compile every sample: room for a loaded 2-core machine.
-    testTimeout: 120_000,
-    hookTimeout: 60_000,
-  },
-});
+export default mergeConfig(
+  sharedProject,
+  defineProject({
+    plugins: [resolveDocsImports()],
+    test: {
+      name: "docs-check",
+      include: ["test/**/*.test.ts"],
+      // Some examples run the built packages in child processes; this builds them when a source is newer.
+      globalSetup: ["./test/global-setup.ts"],
+      // The examples start servers and compile every sample: room for a loaded 2-core machine.
+      testTimeout: 120_000,
+      hookTimeout: 60_000,
+    },
+  }),
+);

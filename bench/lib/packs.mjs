@@ -1,7 +1,7 @@
 // One adapter per pack: how to open its store, create a row through the public API, insert rows
 // with the same SQL the store runs (for packs whose API is too slow to seed 100,000 rows), search
 // through the store and the tool, and the naive LIKE query the FTS index replaces.
-import { accountNameKey, crmPack, normalizeAccountName, SqliteCrmBackend } from "@toolshed/crm";
+import { accountNameKey, crmPack, normalizeAccountName, SqliteCrmStore } from "@toolshed/crm";
 import { notesPack, SqliteNotesStore } from "@toolshed/notes";
 import { toFtsQuery } from "@toolshed/storage";
 import { parseTicketId, SqliteTicketsStore, ticketsPack } from "@toolshed/tickets";
@@ -136,13 +136,13 @@ const crm = {
   makeUnique: (row, index) => ({ ...row, name: `${row.name} ${index}` }),
   searchableText: (row) => `${row.name} ${row.domain ?? ""} ${row.notes ?? ""}`,
   open(file) {
-    const store = SqliteCrmBackend.open(file);
-    return { store, clock: seedClock(), pack: crmPack({ backend: store, closeBackend: false }) };
+    const store = SqliteCrmStore.open(file);
+    return { store, clock: seedClock(), pack: crmPack({ store }) };
   },
   async createApi({ store }, row) {
     await store.createAccount(row);
   },
-  // SqliteCrmBackend's INSERT with the same name normalisation, without its per-row transaction.
+  // SqliteCrmStore's INSERT with the same name normalisation, without its per-row transaction.
   bulkInserter(db) {
     const insert = db.prepare(
       `INSERT INTO crm_accounts (id, name, name_key, tier, arr, domain, notes, archived, created_at, updated_at)

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { errorMeta, resultText } from "@toolshed/test-support";
 import { describe, expect, it } from "vitest";
 
 // Runs each runnable docs/examples file and checks what its comments say a client sees.
@@ -7,42 +8,42 @@ const load = async (name: string) =>
     string,
     unknown
   >;
-const text = (value: unknown) => ((value as CallToolResult).content as Array<{ text?: string }>)[0]?.text;
-const meta = (value: unknown) => (value as CallToolResult)._meta?.["toolshed.dev/error"];
 const REF = "[0-9a-f]{8}";
 
 describe("docs/examples", () => {
   it("getting-started.ts", async () => {
     const { note, missing, forgot } = await load("getting-started.ts");
     expect((note as CallToolResult).structuredContent).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
-    expect(text(missing)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
+    expect(resultText(missing)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
     expect((missing as CallToolResult).isError).toBe(true);
-    expect(text(forgot)).toBe("Invalid arguments for tool get_note:\ntitle: is required (a string)");
+    expect(resultText(forgot)).toBe("Invalid arguments for tool get_note:\ntitle: is required (a string)");
   });
 
   it("errors.ts", async () => {
     const ex = await load("errors.ts");
-    expect(text(ex.invalid)).toBe(
+    expect(resultText(ex.invalid)).toBe(
       'Invalid arguments for tool crm_get_account:\nsource: must be one of "db", "upstream", "flaky" (got "cache")',
     );
-    expect(text(ex.notFound)).toBe("Error executing tool crm_get_account: No account 'acc_9'. Known ids: acc_1, acc_2");
-    expect(meta(ex.notFound)).toEqual({ kind: "tool", code: "not_found", retryable: false });
-    expect(text(ex.retryable)).toBe(
+    expect(resultText(ex.notFound)).toBe(
+      "Error executing tool crm_get_account: No account 'acc_9'. Known ids: acc_1, acc_2",
+    );
+    expect(errorMeta(ex.notFound)).toEqual({ kind: "tool", code: "not_found", retryable: false });
+    expect(resultText(ex.retryable)).toBe(
       "Error executing tool crm_get_account: Account 'acc_2' is being restored; temporary failure, safe to retry",
     );
-    expect(text(ex.masked)).toMatch(new RegExp(`^Error executing tool crm_get_account \\(ref (${REF})\\)$`));
+    expect(resultText(ex.masked)).toMatch(new RegExp(`^Error executing tool crm_get_account \\(ref (${REF})\\)$`));
     expect(JSON.stringify(ex.masked)).not.toContain("hunter2");
-    const ref = (meta(ex.masked) as { ref: string }).ref;
+    const ref = (errorMeta(ex.masked) as { ref: string }).ref;
     const logged = (ex.serverLog as Array<{ ref?: string; err?: unknown }>).find((line) => line.ref === ref);
     expect(String(logged?.err)).toContain("password=hunter2");
-    expect(text(ex.reset)).toMatch(
+    expect(resultText(ex.reset)).toMatch(
       new RegExp(
         `^Error executing tool crm_get_account: a service this tool depends on could not be reached \\(ref ${REF}\\); temporary failure, safe to retry$`,
       ),
     );
-    expect(meta(ex.reset)).toMatchObject({ code: "unavailable", retryable: true });
+    expect(errorMeta(ex.reset)).toMatchObject({ code: "unavailable", retryable: true });
     expect((ex.partial as CallToolResult).isError).toBe(false);
-    expect(text(ex.partial)?.split("\n")[0]).toBe("1 of 3 items succeeded, 2 failed.");
+    expect(resultText(ex.partial).split("\n")[0]).toBe("1 of 3 items succeeded, 2 failed.");
     expect((ex.partial as CallToolResult).structuredContent).toMatchObject({
       succeeded_count: 1,
       failed_count: 2,
@@ -110,10 +111,10 @@ describe("docs/examples", () => {
       required: ["result"],
     });
     expect((ex.note as CallToolResult).structuredContent).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
-    expect(text(ex.note)).toBe('{\n  "title": "groceries",\n  "body": "milk, eggs",\n  "words": 2\n}');
+    expect(resultText(ex.note)).toBe('{\n  "title": "groceries",\n  "body": "milk, eggs",\n  "words": 2\n}');
     expect((ex.count as CallToolResult).structuredContent).toEqual({ result: 3 });
-    expect(text(ex.count)).toBe("3");
-    expect(text(ex.broken)).toMatch(new RegExp(`^Error executing tool broken_note \\(ref ${REF}\\)$`));
+    expect(resultText(ex.count)).toBe("3");
+    expect(resultText(ex.broken)).toMatch(new RegExp(`^Error executing tool broken_note \\(ref ${REF}\\)$`));
     // The bad value (title: 42) never reaches the client; the random ref may contain "42" itself.
     const broken = ex.broken as CallToolResult;
     expect(broken.structuredContent).toBeUndefined();
@@ -128,8 +129,8 @@ describe("docs/examples", () => {
     expect(ex.listed).toEqual([
       { name: "list_notes", annotations: { title: "List notes", readOnlyHint: true, openWorldHint: false } },
     ]);
-    expect(meta(ex.refused)).toMatchObject({ code: "permission_denied" });
-    expect(text(ex.refused)).toBe(
+    expect(errorMeta(ex.refused)).toMatchObject({ code: "permission_denied" });
+    expect(resultText(ex.refused)).toBe(
       "Error executing tool delete_note: this server is read-only; delete_note changes data. Read-only tools: list_notes",
     );
   });
@@ -143,8 +144,8 @@ describe("docs/examples", () => {
       words: 1,
       version: 1,
     });
-    expect(meta(ex.stale)).toMatchObject({ code: "conflict" });
-    expect(text(ex.stale)).toMatch(
+    expect(errorMeta(ex.stale)).toMatchObject({ code: "conflict" });
+    expect(resultText(ex.stale)).toMatch(
       /^Error executing tool update_note: Note 'shopping list' is at version 1, not 7: .*retry with expected_version 1$/,
     );
     expect(ex.resource).toEqual({
@@ -158,7 +159,7 @@ describe("docs/examples", () => {
 
   it("pack-tickets.ts", async () => {
     const ex = await load("pack-tickets.ts");
-    expect(text(ex.badId)).toBe(
+    expect(resultText(ex.badId)).toBe(
       'Invalid arguments for tool get_ticket:\nid: must be a ticket id such as "T-1001" (got "1001")',
     );
     expect((ex.closed as CallToolResult).structuredContent).toMatchObject({
@@ -178,9 +179,9 @@ describe("docs/examples", () => {
 
   it("pack-crm.ts", async () => {
     const ex = await load("pack-crm.ts");
-    expect(meta(ex.timedOut)).toMatchObject({ code: "timeout", retryable: true });
-    expect(text(ex.timedOut)).toMatch(
-      /the CRM backend did not answer within 200 ms; temporary failure, safe to retry$/,
+    expect(errorMeta(ex.timedOut)).toMatchObject({ code: "timeout", retryable: true });
+    expect(resultText(ex.timedOut)).toMatch(
+      /the CRM store did not answer within 200 ms; temporary failure, safe to retry$/,
     );
     expect((ex.allFailed as CallToolResult).isError).toBe(true);
     expect((ex.allFailed as CallToolResult).structuredContent).toMatchObject({

@@ -200,7 +200,8 @@ describe("README quick start", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const quickStart = readme.split("## Quick start")[1]?.split("\n## ")[0] ?? "";
     const engines = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).engines.node as string;
-    const floor = /^>=(\d+\.\d+)\.0$/.exec(engines)?.[1];
+    // The supported lines, oldest first: "^20.19.0 || ^22.12.0 || …".
+    const floor = /^\^(\d+\.\d+)\.0 \|\| /.exec(engines)?.[1];
     expect(floor).toBeDefined();
     expect(quickStart).toContain(`Node ${floor}+`);
     expect(quickStart).toContain(INSPECTOR.spec.split("@").slice(0, -1).join("@"));

@@ -1,19 +1,19 @@
-import { crmPack, SqliteCrmBackend, seedDemo, withFaults } from "@toolshed/crm";
+import { crmPack, SqliteCrmStore, seedDemo, withFaults } from "@toolshed/crm";
 import { connectInMemory, createLogger, createServer } from "@toolshed/server";
 
-const backend = SqliteCrmBackend.open(":memory:");
-await seedDemo(backend);
-// withFaults makes the backend hang on one account: the pack's deadline turns that into a timeout.
-const slow = withFaults(backend, { hang: ({ method, args }) => method === "getAccount" && args[0] === "acc_1001" });
+const store = SqliteCrmStore.open(":memory:");
+await seedDemo(store);
+// withFaults makes the store hang on one account: the pack's deadline turns that into a timeout.
+const slow = withFaults(store, { hang: ({ method, args }) => method === "getAccount" && args[0] === "acc_1001" });
 const server = createServer({
   name: "crm",
   version: "1.0.0",
-  packs: [crmPack({ backend: slow, timeoutMs: 200 })],
+  packs: [crmPack({ store: slow, closeStore: true, timeoutMs: 200 })],
   logger: createLogger({ level: "silent" }),
 });
 const client = await connectInMemory(server);
 
-// isError, retryable "timeout", text ends: "the CRM backend did not answer within 200 ms; temporary failure, safe to retry"
+// isError, retryable "timeout", text ends: "the CRM store did not answer within 200 ms; temporary failure, safe to retry"
 export const timedOut = await client.callTool({ name: "crm_get_account", arguments: { account_id: "acc_1001" } });
 
 // all items failed: isError: true, with the same {succeeded_count: 0, failed_count: 1, …} structured content
@@ -29,4 +29,4 @@ export const resource = await client.readResource({ uri: "crm://accounts/acc_100
 export const prompt = await client.getPrompt({ name: "account_brief", arguments: { account_id: "acc_1005" } });
 
 await client.close();
-await server.close(); // closes the backend too
+await server.close(); // closes the store too (closeStore: true)

@@ -1,8 +1,12 @@
-import { defineProject } from "vitest/config";
+import { defineProject, mergeConfig } from "vitest/config";
+import { sharedProject } from "../../vitest.shared.js";
 
-export default defineProject({
-  test: {
-    name: "crm",
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-  },
-});
+export default mergeConfig(
+  sharedProject,
+  defineProject({
+    test: {
+      name: "crm",
+      include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    },
+  }),
+);

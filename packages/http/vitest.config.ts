@@ -1,9 +1,13 @@
-import { defineProject } from "vitest/config";
+import { defineProject, mergeConfig } from "vitest/config";
+import { sharedProject } from "../../vitest.shared.js";
 
-export default defineProject({
-  test: {
-    name: "http",
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 30_000,
-  },
-});
+export default mergeConfig(
+  sharedProject,
+  defineProject({
+    test: {
+      name: "http",
+      include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+      testTimeout: 30_000,
+    },
+  }),
+);

@@ -1,8 +1,14 @@
-import { defineProject } from "vitest/config";
+import { defineProject, mergeConfig } from "vitest/config";
+import { sharedProject } from "../../vitest.shared.js";
 
-export default defineProject({
-  test: {
-    name: "notes",
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-  },
-});
+export default mergeConfig(
+  sharedProject,
+  defineProject({
+    test: {
+      name: "notes",
+      include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+      // Some tests load dist/ in plain Node; this builds it when a source is newer.
+      globalSetup: ["./test/global-setup.ts"],
+    },
+  }),
+);

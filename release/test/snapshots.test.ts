@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { crmPack, SqliteCrmBackend } from "@toolshed/crm";
+import { crmPack, SqliteCrmStore } from "@toolshed/crm";
 import { notesPack, SqliteNotesStore } from "@toolshed/notes";
 import type { Pack } from "@toolshed/schema";
 import { SqliteTicketsStore, ticketsPack } from "@toolshed/tickets";
@@ -32,7 +32,11 @@ const PACKS: Array<{ name: string; folder: string; open: () => Pack }> = [
     folder: "tickets",
     open: () => ticketsPack({ store: SqliteTicketsStore.open(":memory:"), closeStore: true }),
   },
-  { name: "@toolshed/crm", folder: "crm", open: () => crmPack({ backend: SqliteCrmBackend.open(":memory:") }) },
+  {
+    name: "@toolshed/crm",
+    folder: "crm",
+    open: () => crmPack({ store: SqliteCrmStore.open(":memory:"), closeStore: true }),
+  },
 ];
 
 describe("contract snapshots", () => {

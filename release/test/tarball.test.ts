@@ -33,6 +33,10 @@ function runFixture(project: string, fixture: string, args: string[] = []): unkn
   return JSON.parse(line);
 }
 
+// better-sqlite3 is an optional peer: a user on a Node without node:sqlite (before 22.16) adds it.
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+const NATIVE_SQLITE = major > 22 || (major === 22 && minor >= 16) ? [] : ["better-sqlite3@12.11.1"];
+
 beforeAll(() => {
   const dest = mkdtempSync(join(tmpdir(), "toolshed-tarballs-"));
   cleanup.push(dest);
@@ -41,11 +45,12 @@ beforeAll(() => {
     "toolshed-tickets-user-",
     [...new Set([...internalClosure("@toolshed/tickets"), ...internalClosure("@toolshed/server")])],
     // For the strict type-check of a consumer, as a TypeScript user would have.
-    [`@types/node@${CATALOG["@types/node"]}`],
+    [`@types/node@${CATALOG["@types/node"]}`, ...NATIVE_SQLITE],
   );
   // The SDK is the test's own client here; the server brings its own copy as a dependency.
   stdioProject = installed("toolshed-stdio-user-", internalClosure("@toolshed/stdio-server"), [
     `@modelcontextprotocol/sdk@${CATALOG["@modelcontextprotocol/sdk"]}`,
+    ...NATIVE_SQLITE,
   ]);
   // No pack and no database: the server next to the SDK v2 packages (an optional peer) installs fast.
   sdk2Project = installed("toolshed-sdk2-user-", internalClosure("@toolshed/server"), [

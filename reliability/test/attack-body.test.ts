@@ -1,8 +1,9 @@
+import type { HttpProcess } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, MCP_HEADERS, post, rawExchange, toolCall } from "./attack-support/http.js";
 import { legitimateCall, whileAttacking } from "./attack-support/legit.js";
 import { mb, sampleRss } from "./attack-support/rss.js";
-import { type ServerProcess, startHttpServer, stopAll } from "./attack-support/server.js";
+import { startHttpServer, stopAll } from "./attack-support/server.js";
 
 // Oversized and deeply nested bodies: the default 1 MiB limit, and a server with a 12 MiB limit
 // that has to parse a 10 MB JSON body.
@@ -10,8 +11,8 @@ const TOKEN = "body-attack-token-0123456789abcdef";
 const LEGIT = "body-legit-token-0123456789abcdef";
 const MiB = 1024 * 1024;
 
-let limited: ServerProcess;
-let roomy: ServerProcess;
+let limited: HttpProcess;
+let roomy: HttpProcess;
 
 beforeAll(async () => {
   [limited, roomy] = await Promise.all([

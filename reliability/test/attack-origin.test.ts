@@ -1,12 +1,13 @@
+import type { HttpProcess } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, MCP_HEADERS, request } from "./attack-support/http.js";
 import { legitimateCall, whileAttacking } from "./attack-support/legit.js";
-import { type ServerProcess, startHttpServer, stopAll } from "./attack-support/server.js";
+import { startHttpServer, stopAll } from "./attack-support/server.js";
 
 // DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 makes the browser
 // send Host: evil.example:PORT and Origin: http://evil.example:PORT to the loopback server.
 const TOKEN = "origin-write-token-0123456789abcdef";
-let server: ServerProcess;
+let server: HttpProcess;
 
 beforeAll(async () => {
   server = await startHttpServer(["--demo", "--rate-limit", "100000"], {

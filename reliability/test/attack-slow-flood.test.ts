@@ -1,7 +1,8 @@
+import type { HttpProcess } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, errorMessage, type HttpAnswer, post, slowClient } from "./attack-support/http.js";
 import { legitimateCall } from "./attack-support/legit.js";
-import { type ServerProcess, startHttpServer, stopAll } from "./attack-support/server.js";
+import { startHttpServer, stopAll } from "./attack-support/server.js";
 
 // Slow clients that never finish their headers (slowloris) and floods past the rate limit.
 const LIMIT = 60;
@@ -10,7 +11,7 @@ const LEGIT_SLOW = "legit-slow-token-0123456789abcdef";
 const LEGIT_FLOOD = "legit-flood-token-0123456789abcdef";
 const LEGIT_GUESS = "legit-guess-token-0123456789abcdef";
 
-let server: ServerProcess;
+let server: HttpProcess;
 
 beforeAll(async () => {
   const tokens = [FLOODER, LEGIT_SLOW, LEGIT_FLOOD, LEGIT_GUESS].map((t) => `${t}:tools:read tools:write`).join(";");

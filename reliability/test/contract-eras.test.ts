@@ -1,13 +1,8 @@
 // The contract (shared/CONTRACT.md, C1-C14) as each official client sees it: the SDK 1.x client
 // (2025-11-25) and the SDK 2.x client pinned to 2026-07-28, over a real stdio process and real HTTP.
+import { errorMeta, resultText } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Connection, READER_TOKEN, TARGETS, type Target, wireError } from "./support/contract-targets.js";
-
-const META = "toolshed.dev/error";
-
-type Result = Awaited<ReturnType<Connection["call"]>>;
-const text = (r: Result) => (r.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("\n");
-const errorMeta = (r: Result) => r._meta?.[META] as Record<string, unknown> | undefined;
 
 describe.each(TARGETS)("contract through the $name", (target: Target) => {
   let c: Connection;
@@ -41,7 +36,7 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
     const r = await c.call("bad_output");
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
-    expect(text(r)).toMatch(/^Error executing tool bad_output \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(r)).toMatch(/^Error executing tool bad_output \(ref [0-9a-f]{8}\)$/);
     expect(JSON.stringify(r)).not.toContain("many");
   });
 
@@ -72,7 +67,7 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
     });
     expect(JSON.stringify(tools)).not.toContain("$schema");
     const bad = await c.call("crm_search_accounts", { query: "Acme", min_arr: 100, max_arr: 5 });
-    expect(text(bad)).toBe(
+    expect(resultText(bad)).toBe(
       "Invalid arguments for tool crm_search_accounts:\nmax_arr: must be greater than or equal to min_arr",
     );
   });
@@ -80,7 +75,7 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
   it("C6: invalid arguments are one hint per problem, not retryable", async () => {
     const r = await c.call("search_tickets", { query: "x", status: "pending", limit: 999 });
     expect(r.isError).toBe(true);
-    expect(text(r)).toBe(
+    expect(resultText(r)).toBe(
       [
         "Invalid arguments for tool search_tickets:",
         'status: must be one of "open", "closed", "any" (got "pending")',
@@ -93,7 +88,7 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
 
   it("C7: an unexpected exception is masked behind a reference", async () => {
     const r = await c.call("leaky");
-    expect(text(r)).toMatch(/^Error executing tool leaky \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(r)).toMatch(/^Error executing tool leaky \(ref [0-9a-f]{8}\)$/);
     for (const secret of ["hunter2", "/srv/app", "secret.ts"]) expect(JSON.stringify(r)).not.toContain(secret);
     const meta = errorMeta(r) as { ref: string };
     expect(meta).toEqual({ kind: "internal", code: "internal_error", retryable: false, ref: meta.ref });
@@ -101,10 +96,10 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
 
   it("C8/C9: a tool error reaches the model with its class", async () => {
     const r = await c.call("get_note", { title: "nope" });
-    expect(text(r)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
+    expect(resultText(r)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
     expect(errorMeta(r)).toEqual({ kind: "tool", code: "not_found", retryable: false });
     const t = await c.call("backend_timeout");
-    expect(text(t)).toBe(
+    expect(resultText(t)).toBe(
       "Error executing tool backend_timeout: the CRM did not answer within 5 s; temporary failure, safe to retry",
     );
     expect(errorMeta(t)).toEqual({ kind: "tool", code: "timeout", retryable: true });
@@ -115,7 +110,7 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
     expect(errorMeta(r)).toMatchObject({ code: "unavailable", retryable: true, retryAfterMs: 3000 });
     expect(JSON.stringify(r)).not.toContain("secret-token-xyz");
     const teapot = await c.call("upstream", { status: 418 });
-    expect(text(teapot)).toMatch(/^Error executing tool upstream \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(teapot)).toMatch(/^Error executing tool upstream \(ref [0-9a-f]{8}\)$/);
   });
 
   it("C11: partial success lists every failure and is not an error", async () => {
@@ -158,7 +153,7 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
       const names = (await ro.listTools()).map((t) => t.name).sort();
       expect(names).toEqual(["crm_get_account", "crm_search_accounts", "get_note", "search_tickets", "three"]);
       const denied = await ro.call("crm_bulk_update_tier", { account_ids: ["acc_1"], new_tier: "growth" });
-      expect(text(denied)).toMatch(/^Error executing tool crm_bulk_update_tier: this server is read-only;/);
+      expect(resultText(denied)).toMatch(/^Error executing tool crm_bulk_update_tier: this server is read-only;/);
       expect(errorMeta(denied)).toEqual({ kind: "tool", code: "permission_denied", retryable: false });
     } finally {
       await ro.close();
@@ -172,7 +167,7 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
       const model = await asking.call("ask_model", { question: "6 x 7?" });
       if (target.era === "legacy" && target.transport === "http") {
         // Stateless 2025 HTTP has no channel back to the client: a clear tool error, not a hang.
-        expect(text(user)).toMatch(/runs without sessions, so the tool cannot ask the user/);
+        expect(resultText(user)).toMatch(/runs without sessions, so the tool cannot ask the user/);
         expect(errorMeta(model)).toMatchObject({ code: "failed_precondition", retryable: false });
       } else {
         expect(user.structuredContent).toEqual({ result: "hello Ada" });
@@ -187,7 +182,7 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
     const r = await c.call("ask_user").catch((e: unknown) => wireError(e));
     if (target.era === "modern")
       expect(r).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
-    else expect(text(r as Result)).toMatch(/cannot ask the user/);
+    else expect(resultText(r)).toMatch(/cannot ask the user/);
   });
 
   // Tokens are an HTTP matter: stdio has no credentials, so there is nothing to run there.
@@ -197,7 +192,7 @@ describe.each(TARGETS)("contract through the $name", (target: Target) => {
     try {
       expect((await reader.listTools()).map((t) => t.name)).not.toContain("crm_bulk_update_tier");
       const denied = await reader.call("echo_text", { text: "x" });
-      expect(text(denied)).toMatch(/your credentials allow read-only tools only/);
+      expect(resultText(denied)).toMatch(/your credentials allow read-only tools only/);
     } finally {
       await reader.close();
     }

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { SqliteCrmBackend, type Tier } from "@toolshed/crm";
+import { SqliteCrmStore, type Tier } from "@toolshed/crm";
 import { openPacks } from "@toolshed/packs";
 import { connectInMemory, createLogger, createServer } from "@toolshed/server";
 import { openSqlite } from "@toolshed/storage";
@@ -82,7 +82,7 @@ describe("crash safety: SIGKILL during bulk tier updates and idempotent creates"
   afterAll(() => temp.remove());
 
   it(`keeps the file intact and every acknowledged write through ${KILLS} kills`, async () => {
-    const setup = SqliteCrmBackend.open(db);
+    const setup = SqliteCrmStore.open(db);
     for (const id of ACCOUNTS)
       await setup.createAccount({ id, name: `Crash Fixture ${id}`, tier: "startup", arr: 1000 });
     await setup.setArchived(ARCHIVED, true);

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
-import { crmPack, SqliteCrmBackend, seedDemo, withFaults } from "@toolshed/crm";
+import { crmPack, SqliteCrmStore, seedDemo, withFaults } from "@toolshed/crm";
+import { ERROR_META_KEY } from "@toolshed/errors";
 import { createHttpApp } from "@toolshed/http";
 import { createLogger, createServer, StdioTransport } from "@toolshed/server";
+import { leaksIn, responseProblems } from "@toolshed/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_META_KEY, leaksIn, responseProblems } from "./support/answer-checks.js";
 import { announceFuzz, FUZZ_SEED, fuzzRuns, fuzzTimeoutMs } from "./support/fuzz-settings.js";
 import { MCP_HEADERS, readAnswer } from "./support/http-child.js";
 import { tempDir } from "./support/temp-db.js";
@@ -13,7 +14,7 @@ import { tempDir } from "./support/temp-db.js";
 const SECRET = `sk_live_${randomBytes(12).toString("hex")}`;
 const RUNS = fuzzRuns(0.06); // per transport
 
-/** Backend failures that carry the secret in every place an error can hold text. */
+/** Store failures that carry the secret in every place an error can hold text. */
 const FAILURES: Record<string, () => unknown> = {
   message: () => new Error(`connect to crm-db failed: password=${SECRET}`),
   busy: () => Object.assign(new Error(`SQLITE_BUSY: database is locked (${SECRET})`), { code: "SQLITE_BUSY" }),
@@ -68,7 +69,7 @@ type Answer = {
   };
 };
 
-describe("fuzzing backend failures that carry a secret (CRM withFaults)", () => {
+describe("fuzzing store failures that carry a secret (CRM withFaults)", () => {
   const temp = tempDir("secrets");
   const logs = { text: "" };
   const logStream = new PassThrough().on("data", (chunk: Buffer) => {
@@ -81,10 +82,10 @@ describe("fuzzing backend failures that carry a secret (CRM withFaults)", () => 
   const closers: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    const inner = SqliteCrmBackend.open(temp.file("crm.db"));
+    const inner = SqliteCrmStore.open(temp.file("crm.db"));
     await seedDemo(inner);
     // Faults are decided per call, so some calls of one request succeed and others fail.
-    const backend = withFaults(inner, {
+    const store = withFaults(inner, {
       throwError: () => {
         const made = failure?.();
         if (made === undefined) return undefined;
@@ -93,7 +94,7 @@ describe("fuzzing backend failures that carry a secret (CRM withFaults)", () => 
         return Object.assign(new Error("non-error thrown"), { cause: made });
       },
     });
-    const pack = crmPack({ backend, timeoutMs: 5000 });
+    const pack = crmPack({ store, timeoutMs: 5000 });
 
     const http = createHttpApp({ packs: [pack], logger, rateLimit: 0 });
     closers.push(() => http.close());
@@ -134,9 +135,9 @@ describe("fuzzing backend failures that carry a secret (CRM withFaults)", () => 
   });
 
   it(
-    `never lets a backend secret, a stack or a path reach a client, over HTTP and stdio (${2 * RUNS} calls)`,
+    `never lets a store secret, a stack or a path reach a client, over HTTP and stdio (${2 * RUNS} calls)`,
     async () => {
-      announceFuzz("backend secrets over HTTP and stdio", 2 * RUNS);
+      announceFuzz("store secrets over HTTP and stdio", 2 * RUNS);
       let id = 0;
       let internal = 0;
       await fc.assert(
@@ -178,7 +179,7 @@ describe("fuzzing backend failures that carry a secret (CRM withFaults)", () => 
       // The secrets were there to leak: the server logged them (on its own log, not to the client).
       expect(logs.text).toContain(SECRET);
       expect(internal).toBeGreaterThan(0);
-      process.stderr.write(`[fuzz] backend secrets: ${id} calls, ${internal} masked internal errors\n`);
+      process.stderr.write(`[fuzz] store secrets: ${id} calls, ${internal} masked internal errors\n`);
     },
     fuzzTimeoutMs(2 * RUNS),
   );

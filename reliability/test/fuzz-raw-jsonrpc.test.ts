@@ -1,6 +1,6 @@
+import { leaksIn, responseProblems } from "@toolshed/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { leaksIn, responseProblems } from "./support/answer-checks.js";
 import { DbSnapshotter } from "./support/db-snapshot.js";
 import { announceFuzz, FUZZ_SEED, fuzzRuns, fuzzTimeoutMs } from "./support/fuzz-settings.js";
 import { expectationFor, parses, rawMessage } from "./support/raw-messages.js";

@@ -1,6 +1,6 @@
+import { type ArgsCase, type ArgumentsSchema, argsCases, leaksIn, toolResultProblems } from "@toolshed/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { leaksIn, toolResultProblems } from "./support/answer-checks.js";
 import {
   postgresDatabase,
   postgresReachable,
@@ -9,8 +9,6 @@ import {
   sqliteDatabase,
 } from "./support/databases.js";
 import { announceFuzz, FUZZ_SEED, fuzzRuns, fuzzTimeoutMs } from "./support/fuzz-settings.js";
-import type { JsonSchema } from "./support/json-schema-arb.js";
-import { type ArgsCase, argsCases } from "./support/mutate-args.js";
 import { type FuzzTarget, idKey, KNOWN_VALUES, startHttpTarget, startStdioTarget } from "./support/targets.js";
 
 const CHANGE_NOTIFICATIONS = new Set(["notifications/resources/list_changed", "notifications/resources/updated"]);
@@ -22,7 +20,7 @@ function isChangeNotification(message: unknown): boolean {
 
 interface PublishedTool {
   name: string;
-  inputSchema: JsonSchema;
+  inputSchema: ArgumentsSchema;
 }
 
 const TOTAL_TOOLS = 15;

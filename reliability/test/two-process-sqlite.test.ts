@@ -1,7 +1,7 @@
+import { ERROR_META_KEY } from "@toolshed/errors";
 import { SqliteNotesStore } from "@toolshed/notes";
 import { openSqlite } from "@toolshed/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_META_KEY } from "./support/answer-checks.js";
 import { idKey, StdioChild } from "./support/stdio-child.js";
 import { tempDir } from "./support/temp-db.js";
 

@@ -1,7 +1,8 @@
 // Issue 12, item 10: names and ids in Unicode, on every path one arrives (tool arguments, resource
 // URIs, prompt arguments, completions), on SQLite and PostgreSQL, over both transports and eras.
+
+import { leaksIn } from "@toolshed/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { leaksIn } from "./support/answer-checks.js";
 import { postgresDatabase, postgresReachable, type ServerDatabase, sqliteDatabase } from "./support/databases.js";
 import { type Era, type FuzzTarget, idKey, startHttpTarget, startStdioTarget } from "./support/targets.js";
 

@@ -7,6 +7,8 @@ export {
   type IntrospectionCall,
   startAuthorizationServer,
 } from "./authorization-server.js";
+export { type HttpProcess, killChildren, type LogLine, startHttpProcess, trackChild } from "./child.js";
+export { removeTempDirs, type TempDir, tempDir } from "./fs.js";
 export {
   connect,
   legacyInitialize,
@@ -17,7 +19,10 @@ export {
   post,
   sseMessages,
 } from "./http.js";
-export { silentLogger } from "./logger.js";
+export { type Jwks, type JwksBehaviour, type JwksServer, type JwtSignOptions, startJwks } from "./jwks.js";
+export { captureLogger, type LoggerOptions, silentLogger } from "./logger.js";
 export { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver.js";
+export { errorMeta, resultText } from "./results.js";
+export { forEachSqliteDriver, sqliteDriverProblem } from "./sqlite-drivers.js";
 export { TestMetricReader, useTestTelemetry } from "./telemetry.js";
 export { TELEMETRY_SECRET, telemetryPack } from "./telemetry-pack.js";

@@ -19,12 +19,27 @@ describe("parseHttpArgs", () => {
       sessionsPerClient: 100,
       logLevel: "info",
       maxBodyBytes: 1_048_576,
+      maxResultBytes: 4_194_304,
+      maxBatchBytes: 16_777_216,
+      writeTimeoutMs: 30_000,
       rateLimit: 600,
       requestTimeoutMs: 30_000,
       shutdownTimeoutMs: 10_000,
       metrics: false,
       openTelemetry: false,
     });
+  });
+
+  it("reads the answer-size caps and the write timeout, from flags or TOOLSHED_* variables", () => {
+    expect(parse(["--max-result=1m", "--max-batch-answer=8m", "--write-timeout=5s"])).toMatchObject({
+      maxResultBytes: 1_048_576,
+      maxBatchBytes: 8_388_608,
+      writeTimeoutMs: 5_000,
+    });
+    expect(
+      parse([], { TOOLSHED_MAX_RESULT: "512k", TOOLSHED_MAX_BATCH_ANSWER: "2m", TOOLSHED_WRITE_TIMEOUT: "500ms" }),
+    ).toMatchObject({ maxResultBytes: 524_288, maxBatchBytes: 2_097_152, writeTimeoutMs: 500 });
+    expect(() => parse(["--max-result=0"])).toThrow(HttpConfigError);
   });
 
   it("reads every flag, and a flag wins over its TOOLSHED_* variable", () => {
@@ -263,6 +278,18 @@ describe("parseHttpArgs, stores", () => {
     expect(unknown(["--tokens", "/etc/t"])).toBe("unknown option --tokens; did you mean --tokens-file?");
   });
 
+  it("--sqlite-driver or TOOLSHED_SQLITE_DRIVER picks the SQLite driver; a flag wins; unset is auto", () => {
+    expect(parse([])).not.toHaveProperty("sqliteDriver");
+    expect(parse(["--sqlite-driver", "node"]).sqliteDriver).toBe("node");
+    expect(parse([], { TOOLSHED_SQLITE_DRIVER: "better-sqlite3" }).sqliteDriver).toBe("better-sqlite3");
+    expect(parse(["--sqlite-driver", "auto"], { TOOLSHED_SQLITE_DRIVER: "node" }).sqliteDriver).toBe("auto");
+    expect(() => parse(["--sqlite-driver", "sqlite3"])).toThrow(
+      new HttpConfigError(
+        '--sqlite-driver: unknown SQLite driver "sqlite3"; choose auto, node, better-sqlite3 (auto: node:sqlite on Node 22.16 or later, else better-sqlite3)',
+      ),
+    );
+  });
+
   it("--help and --version need no valid serving config", () => {
     expect(parse(["--help"]).command).toBe("help");
     expect(parse(["--version"]).command).toBe("version");
@@ -346,5 +373,69 @@ describe("usageText", () => {
       expect(text).toContain(flag);
     }
     expect(text).not.toMatch(/--introspection-client-secret /);
+  });
+});
+
+describe("identity-provider limits", () => {
+  const jwt = ["--jwks-url=https://auth.example/jwks.json", "--jwt-issuer=https://auth.example", "--jwt-audience=a"];
+
+  it("reads the key-set limits and the clock tolerance; unset, the library's defaults apply", () => {
+    const config = parse([
+      ...jwt,
+      "--jwks-max-stale=12h",
+      "--jwks-cooldown=10s",
+      "--jwks-timeout=2s",
+      "--jwks-max-bytes=64k",
+      "--clock-tolerance=0",
+    ]);
+    expect(config).toMatchObject({
+      jwksMaxStaleMs: 43_200_000,
+      jwksCooldownMs: 10_000,
+      jwksTimeoutMs: 2_000,
+      jwksMaxBytes: 65_536,
+      clockToleranceSec: 0,
+    });
+    const env = { TOOLSHED_JWKS_MAX_STALE: "1h", TOOLSHED_CLOCK_TOLERANCE: "1500ms" };
+    expect(parse(jwt, env)).toMatchObject({ jwksMaxStaleMs: 3_600_000, clockToleranceSec: 1.5 });
+    const none = parse(jwt);
+    for (const key of ["jwksMaxStaleMs", "jwksCooldownMs", "jwksTimeoutMs", "jwksMaxBytes", "clockToleranceSec"]) {
+      expect(none).not.toHaveProperty(key);
+    }
+  });
+
+  it.each([
+    [["--jwks-max-stale", "1h"], "--jwks-max-stale needs --jwks-url, the key set it limits"],
+    [
+      ["--jwks-cooldown", "1s", "--jwks-timeout", "1s"],
+      "--jwks-cooldown and --jwks-timeout need --jwks-url, the key set they limit",
+    ],
+    [
+      ["--clock-tolerance", "5s"],
+      "--clock-tolerance needs --jwks-url or --introspection-url: it applies to the tokens they check",
+    ],
+    [
+      [...jwt, "--jwks-timeout", "0"],
+      '--jwks-timeout "0" is not a duration; write seconds (10) or a number with ms, s, m or h (500ms, 30m)',
+    ],
+    [[...jwt, "--jwks-max-bytes", "lots"], '--jwks-max-bytes "lots" is not a size; write bytes (1048576) or 512k, 1m'],
+    [
+      [...jwt, "--clock-tolerance", "10m"],
+      '--clock-tolerance "10m" is more than 5m; a tolerance that large keeps accepting tokens long after they expire',
+    ],
+  ])("%j is a usage error", (argv, message) => {
+    expect(() => parse(argv)).toThrow(new HttpConfigError(message));
+  });
+
+  it("lists the flags in the help", () => {
+    const text = usageText("1.2.3");
+    for (const flag of [
+      "--jwks-max-stale TIME",
+      "--jwks-cooldown TIME",
+      "--jwks-timeout TIME",
+      "--jwks-max-bytes BYTES",
+    ]) {
+      expect(text).toContain(flag);
+    }
+    expect(text).toContain("--clock-tolerance TIME");
   });
 });

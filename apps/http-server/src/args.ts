@@ -3,7 +3,15 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { didYouMean } from "@toolshed/errors";
 import { HttpConfigError } from "@toolshed/http";
-import { PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
+import {
+  PACK_NAMES,
+  PackConfigError,
+  type PackName,
+  parsePackList,
+  parseSqliteDriver,
+  SQLITE_DRIVER_CHOICES,
+  type SqliteDriverChoice,
+} from "@toolshed/packs";
 import { openTelemetryProblem, openTelemetryRequested } from "@toolshed/packs/telemetry";
 import type { LogLevelName } from "@toolshed/server";
 import { parseCount, parseDuration, parseList, parseSize } from "./units.js";
@@ -19,6 +27,8 @@ export interface HttpServerConfig {
   port: number;
   /** SQLite file (created with its folders) or `:memory:`; unused with a database URL. */
   db: string;
+  /** Which SQLite driver opens the file; unset is `auto` (node:sqlite on Node 22.16 or later, else better-sqlite3). */
+  sqliteDriver?: SqliteDriverChoice;
   /** PostgreSQL URL: every instance given the same one shares notes, tickets and accounts. */
   databaseUrl?: string;
   /** PostgreSQL schema for the tables (created when missing). */
@@ -43,6 +53,16 @@ export interface HttpServerConfig {
   jwksUrl?: string;
   jwtIssuer?: string;
   jwtAudience?: string;
+  /** How long the last good JWKS keys are used while the key set cannot be fetched (library default 24 h). */
+  jwksMaxStaleMs?: number;
+  /** Shortest time between two key-set fetches (library default 30 s). */
+  jwksCooldownMs?: number;
+  /** How long to wait for the key set (library default 5 s). */
+  jwksTimeoutMs?: number;
+  /** Largest key-set response (library default 256 KiB). */
+  jwksMaxBytes?: number;
+  /** Clock difference allowed on a token's exp and nbf, JWT or introspected (library default 5 s). */
+  clockToleranceSec?: number;
   /** RFC 7662 introspection endpoint for opaque tokens. */
   introspectionUrl?: string;
   /** This server's client id at the authorization server. */
@@ -59,6 +79,12 @@ export interface HttpServerConfig {
   allowedOrigins?: string[];
   publicUrl?: string;
   maxBodyBytes: number;
+  /** Largest JSON of one tool result (bytes); larger is a `too_large` tool error. */
+  maxResultBytes: number;
+  /** Largest JSON answer to one batch POST (bytes); calls past it get a `too_large` error. */
+  maxBatchBytes: number;
+  /** How long a client may leave its answer unread before its connection is closed. */
+  writeTimeoutMs: number;
   rateLimit: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -75,6 +101,12 @@ export const HTTP_FLAGS = {
   host: { type: "string", env: "TOOLSHED_HOST", value: "ADDRESS", help: "address to bind (default 127.0.0.1)" },
   port: { type: "string", env: "TOOLSHED_PORT", value: "PORT", help: "port (default 3000; 0 picks a free one)" },
   db: { type: "string", env: "TOOLSHED_DB", value: "PATH", help: "SQLite file (default ~/.toolshed/toolshed.db)" },
+  "sqlite-driver": {
+    type: "string",
+    env: "TOOLSHED_SQLITE_DRIVER",
+    value: "DRIVER",
+    help: `SQLite driver: ${SQLITE_DRIVER_CHOICES.join("|")} (default auto)`,
+  },
   "database-url": {
     type: "string",
     env: "TOOLSHED_DATABASE_URL",
@@ -125,6 +157,36 @@ export const HTTP_FLAGS = {
   "jwks-url": { type: "string", env: "TOOLSHED_JWKS_URL", value: "URL", help: "accept JWTs signed by these keys" },
   "jwt-issuer": { type: "string", env: "TOOLSHED_JWT_ISSUER", value: "ISSUER", help: "required iss of JWTs" },
   "jwt-audience": { type: "string", env: "TOOLSHED_JWT_AUDIENCE", value: "AUDIENCE", help: "required aud of JWTs" },
+  "jwks-max-stale": {
+    type: "string",
+    env: "TOOLSHED_JWKS_MAX_STALE",
+    value: "TIME",
+    help: "keep using the last good keys this long while the JWKS is down (default 24h)",
+  },
+  "jwks-cooldown": {
+    type: "string",
+    env: "TOOLSHED_JWKS_COOLDOWN",
+    value: "TIME",
+    help: "fetch the JWKS at most once this often (default 30s)",
+  },
+  "jwks-timeout": {
+    type: "string",
+    env: "TOOLSHED_JWKS_TIMEOUT",
+    value: "TIME",
+    help: "wait this long for the JWKS (default 5s)",
+  },
+  "jwks-max-bytes": {
+    type: "string",
+    env: "TOOLSHED_JWKS_MAX_BYTES",
+    value: "BYTES",
+    help: "largest JWKS response (default 256k)",
+  },
+  "clock-tolerance": {
+    type: "string",
+    env: "TOOLSHED_CLOCK_TOLERANCE",
+    value: "TIME",
+    help: "clock difference allowed on token exp and nbf (default 5s)",
+  },
   "introspection-url": {
     type: "string",
     env: "TOOLSHED_INTROSPECTION_URL",
@@ -180,6 +242,24 @@ export const HTTP_FLAGS = {
     help: "base URL clients use, when behind a proxy",
   },
   "max-body": { type: "string", env: "TOOLSHED_MAX_BODY", value: "BYTES", help: "largest request body (default 1m)" },
+  "max-result": {
+    type: "string",
+    env: "TOOLSHED_MAX_RESULT",
+    value: "BYTES",
+    help: "largest tool result; larger is a too_large tool error (default 4m)",
+  },
+  "max-batch-answer": {
+    type: "string",
+    env: "TOOLSHED_MAX_BATCH_ANSWER",
+    value: "BYTES",
+    help: "largest answer to one batch; calls past it get too_large (default 16m)",
+  },
+  "write-timeout": {
+    type: "string",
+    env: "TOOLSHED_WRITE_TIMEOUT",
+    value: "TIME",
+    help: "close a connection whose client leaves its answer unread this long (default 30s)",
+  },
   "rate-limit": {
     type: "string",
     env: "TOOLSHED_RATE_LIMIT",
@@ -268,6 +348,9 @@ export function parseHttpArgs(
     sessionsPerClient: parseCount("--sessions-per-client", get("sessions-per-client") ?? "100", 1, 1_000_000),
     logLevel: level as LogLevelName,
     maxBodyBytes: parseSize("--max-body", get("max-body") ?? "1m"),
+    maxResultBytes: parseSize("--max-result", get("max-result") ?? "4m"),
+    maxBatchBytes: parseSize("--max-batch-answer", get("max-batch-answer") ?? "16m"),
+    writeTimeoutMs: parseDuration("--write-timeout", get("write-timeout") ?? "30s"),
     rateLimit: parseCount("--rate-limit", get("rate-limit") ?? "600", 0, 1_000_000),
     requestTimeoutMs: parseDuration("--request-timeout", get("request-timeout") ?? "30s"),
     shutdownTimeoutMs: parseDuration("--shutdown-timeout", get("shutdown-timeout") ?? "10s", { allowZero: true }),
@@ -299,6 +382,9 @@ export function parseHttpArgs(
     stateSecret: env.TOOLSHED_STATE_SECRET || undefined,
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(config, { [key]: value });
+  readTokenLimits(config, get);
+  const sqliteDriver = get("sqlite-driver");
+  if (sqliteDriver !== undefined) config.sqliteDriver = sqliteDriverOf(sqliteDriver);
   const hosts = get("allowed-hosts");
   if (hosts !== undefined) config.allowedHosts = parseList(hosts);
   const origins = get("allowed-origins");
@@ -323,6 +409,7 @@ function checkConfig(config: HttpServerConfig, env: Readonly<Record<string, stri
   } else if (config.jwtIssuer !== undefined || config.jwtAudience !== undefined) {
     throw new HttpConfigError("--jwt-issuer and --jwt-audience need --jwks-url, the key set tokens are checked with");
   }
+  checkTokenLimits(config);
   checkIntrospection(config);
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
     throw new HttpConfigError(
@@ -370,6 +457,52 @@ function checkConfig(config: HttpServerConfig, env: Readonly<Record<string, stri
         `refusing to serve ${config.host} without authentication; add --tokens-file PATH (or TOOLSHED_TOKENS), --jwks-url URL or --introspection-url URL, or bind to 127.0.0.1`,
       );
     }
+  }
+}
+
+const JWKS_LIMITS = [
+  ["jwks-max-stale", "jwksMaxStaleMs"],
+  ["jwks-cooldown", "jwksCooldownMs"],
+  ["jwks-timeout", "jwksTimeoutMs"],
+] as const;
+const MAX_CLOCK_TOLERANCE_MS = 300_000;
+
+function readTokenLimits(config: HttpServerConfig, get: (flag: FlagName) => string | undefined): void {
+  for (const [flag, key] of JWKS_LIMITS) {
+    const value = get(flag);
+    if (value !== undefined) config[key] = parseDuration(`--${flag}`, value);
+  }
+  const maxBytes = get("jwks-max-bytes");
+  if (maxBytes !== undefined) config.jwksMaxBytes = parseSize("--jwks-max-bytes", maxBytes);
+  const tolerance = get("clock-tolerance");
+  if (tolerance !== undefined) {
+    const ms = parseDuration("--clock-tolerance", tolerance, { allowZero: true });
+    if (ms > MAX_CLOCK_TOLERANCE_MS) {
+      throw new HttpConfigError(
+        `--clock-tolerance "${tolerance}" is more than 5m; a tolerance that large keeps accepting tokens long after they expire`,
+      );
+    }
+    config.clockToleranceSec = ms / 1000;
+  }
+}
+
+function checkTokenLimits(config: HttpServerConfig): void {
+  if (config.jwksUrl === undefined) {
+    const stray = [
+      ...JWKS_LIMITS.filter(([, key]) => config[key] !== undefined).map(([flag]) => `--${flag}`),
+      ...(config.jwksMaxBytes !== undefined ? ["--jwks-max-bytes"] : []),
+    ];
+    if (stray.length > 0) {
+      const one = stray.length === 1;
+      throw new HttpConfigError(
+        `${stray.join(" and ")} need${one ? "s" : ""} --jwks-url, the key set ${one ? "it limits" : "they limit"}`,
+      );
+    }
+  }
+  if (config.clockToleranceSec !== undefined && config.jwksUrl === undefined && config.introspectionUrl === undefined) {
+    throw new HttpConfigError(
+      "--clock-tolerance needs --jwks-url or --introspection-url: it applies to the tokens they check",
+    );
   }
 }
 
@@ -438,6 +571,15 @@ function packsOf(text: string | undefined): PackName[] {
     return parsePackList(text);
   } catch (error) {
     if (error instanceof PackConfigError) throw new HttpConfigError(error.message);
+    throw error;
+  }
+}
+
+function sqliteDriverOf(text: string): SqliteDriverChoice {
+  try {
+    return parseSqliteDriver(text);
+  } catch (error) {
+    if (error instanceof PackConfigError) throw new HttpConfigError(`--sqlite-driver: ${error.message}`);
     throw error;
   }
 }

@@ -41,7 +41,13 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
   const tokens = loadTokens(options.tokensFile, options.tokens);
   const jwt =
     options.jwksUrl && options.jwtIssuer && options.jwtAudience
-      ? { jwksUrl: options.jwksUrl, issuer: options.jwtIssuer, audience: options.jwtAudience }
+      ? {
+          jwksUrl: options.jwksUrl,
+          issuer: options.jwtIssuer,
+          audience: options.jwtAudience,
+          ...jwksLimitsOf(options),
+          ...(options.clockToleranceSec === undefined ? {} : { clockToleranceSec: options.clockToleranceSec }),
+        }
       : undefined;
   const introspection = introspectionOf(options);
   checkAuthConfigured(
@@ -73,7 +79,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
   try {
     opened = await openPacks({
       db,
-      ...pick(options, ["databaseUrl", "databaseSchema", "packs"]),
+      ...pick(options, ["databaseUrl", "databaseSchema", "packs", "sqliteDriver"]),
       demo: options.demo ?? false,
       // Read-only tools only: the database is opened read-only too, so nothing is written to it.
       readOnly: options.readOnly ?? false,
@@ -171,6 +177,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       ...pick(options, ["readOnly", "sessions", "sessionIdleTimeoutMs", "sessionsPerClient"]),
       ...pick(options, ["allowedHosts", "allowedOrigins"]),
       ...pick(options, ["maxBodyBytes", "rateLimit", "publicUrl"]),
+      ...pick(options, ["maxResultBytes", "maxBatchBytes", "writeTimeoutMs"]),
       tokens,
       ...(jwt ? { jwt } : {}),
       ...(introspection ? { introspection } : {}),
@@ -178,7 +185,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       ...(limiter ? { rateLimiter: limiter } : {}),
       ...(changes ? { changes } : {}),
       ...(options.stateSecret === undefined ? {} : { stateSecret: options.stateSecret }),
-      ready: () => opened.ready(),
+      ready: () => opened.readiness(),
     });
   } catch (error) {
     server.close();
@@ -244,7 +251,8 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       url,
       mode: options.sessions ? "sessions" : "stateless",
       packs: opened.names,
-      database: opened.backend,
+      database: opened.database,
+      ...(opened.sqliteDriver === undefined ? {} : { sqliteDriver: opened.sqliteDriver }),
       rateLimits: limiter ? "redis" : "memory",
       readOnly: options.readOnly ?? false,
       auth: [
@@ -282,7 +290,18 @@ function introspectionOf(options: StartHttpServerOptions): HttpAppOptions["intro
     clientSecret,
     ...(options.introspectionIssuer === undefined ? {} : { issuer: options.introspectionIssuer }),
     ...(options.introspectionAudience === undefined ? {} : { audience: options.introspectionAudience }),
+    ...(options.clockToleranceSec === undefined ? {} : { clockToleranceSec: options.clockToleranceSec }),
   };
+}
+
+function jwksLimitsOf(options: StartHttpServerOptions): { jwks?: NonNullable<HttpAppOptions["jwt"]>["jwks"] } {
+  const jwks = {
+    ...(options.jwksMaxStaleMs === undefined ? {} : { maxStaleMs: options.jwksMaxStaleMs }),
+    ...(options.jwksCooldownMs === undefined ? {} : { cooldownMs: options.jwksCooldownMs }),
+    ...(options.jwksTimeoutMs === undefined ? {} : { timeoutMs: options.jwksTimeoutMs }),
+    ...(options.jwksMaxBytes === undefined ? {} : { maxBytes: options.jwksMaxBytes }),
+  };
+  return Object.keys(jwks).length > 0 ? { jwks } : {};
 }
 
 function listen(server: Server, port: number, host: string, flag = "--port"): Promise<number> {

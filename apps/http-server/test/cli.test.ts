@@ -1,11 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { connect, killAll, post, rawRequest, removeTempDirs, runCli, startServer, tempDir } from "./helpers.js";
+import { connect, killChildren, post, rawRequest, removeTempDirs, runCli, startServer, tempDir } from "./helpers.js";
 
 afterEach(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 
@@ -61,12 +60,12 @@ describe("flags", () => {
   });
 
   it("a missing or bad tokens file is exit 2 with the reason", async () => {
-    const missing = join(tempDir(), "missing.txt");
+    const missing = tempDir().file("missing.txt");
     await expectUsageError(
       ["--tokens-file", missing, "--port", "0", "--db", ":memory:"],
       `toolshed-http: cannot read the tokens file ${missing} (ENOENT); check --tokens-file`,
     );
-    const short = join(tempDir(), "tokens.txt");
+    const short = tempDir().file("tokens.txt");
     writeFileSync(short, "abc tools:read\n");
     await expectUsageError(
       ["--tokens-file", short, "--port", "0", "--db", ":memory:"],
@@ -95,6 +94,33 @@ describe("flags", () => {
       ["--port", "0", "--db", "/proc/nope/toolshed.db"],
       /^toolshed-http: cannot create the folder for database \/proc\/nope\/toolshed\.db \([A-Z]+\); choose a writable path$/,
     );
+  });
+});
+
+// node:sqlite is the default from Node 22.16; before it, better-sqlite3.
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+const NODE_SQLITE = major > 22 || (major === 22 && minor >= 16);
+
+describe("--sqlite-driver", () => {
+  it("a driver this Node cannot load is exit 2 with what would work", async () => {
+    // On later Nodes the better-sqlite3 addon here is built for Node 20.
+    const driver = NODE_SQLITE ? "better-sqlite3" : "node";
+    const result = await runCli(["--port", "0", "--db", tempDir().file("t.db"), "--sqlite-driver", driver]);
+    if (driver === "better-sqlite3" && result.code !== 2) return; // built for this Node: nothing to refuse
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^toolshed-http: --sqlite-driver ${driver} cannot be used: [^\\n]*; (run on Node 22\\.16 or later|start with --sqlite-driver auto)[^\\n]*\\n$`,
+      ),
+    );
+  });
+
+  it("the listening log line names the driver in use", async () => {
+    const server = await startServer([]);
+    expect(server.logs().find((l) => String(l.msg).startsWith("listening on"))).toMatchObject({
+      database: "sqlite",
+      sqliteDriver: NODE_SQLITE ? "node" : "better-sqlite3",
+    });
   });
 });
 

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAll, MCP_HEADERS, rawRequest, removeTempDirs, runCli, type Started, startServer } from "./helpers.js";
+import {
+  type HttpProcess,
+  killChildren,
+  MCP_HEADERS,
+  rawRequest,
+  removeTempDirs,
+  runCli,
+  startServer,
+} from "./helpers.js";
 
 const APP = "https://app.example";
 const TOKEN = "browser-token-0123456789abcdef";
@@ -11,15 +19,15 @@ const preflightHeaders = (origin: string) => ({
   "access-control-request-headers": "content-type, authorization, mcp-protocol-version",
 });
 
-let withCors: Started;
-let without: Started;
+let withCors: HttpProcess;
+let without: HttpProcess;
 
 beforeAll(async () => {
   const env = { TOOLSHED_TOKENS: `${TOKEN}:tools:read` };
   [withCors, without] = await Promise.all([startServer(["--cors-origins", APP], { env }), startServer([], { env })]);
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 

@@ -1,10 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { buildIfStale } from "@toolshed/test-support/build";
 
-// The end-to-end tests start the built bin; build it once, before any test file runs.
-export default function setup(): void {
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  if (existsSync(`${root}dist/cli.js`) && existsSync(`${root}dist/index.js`)) return;
-  execFileSync("npx", ["--no-install", "tsup"], { cwd: root, stdio: "inherit" });
-}
+// The end-to-end tests start dist/cli.js: build it (and the packages it needs) when a source is newer.
+export default () => buildIfStale(["@toolshed/http-server"]);

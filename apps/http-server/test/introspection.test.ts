@@ -1,17 +1,16 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { type AuthorizationServer, startAuthorizationServer } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   connect,
-  killAll,
+  type HttpProcess,
+  killChildren,
   post,
   removeTempDirs,
+  resultText,
   runCli,
-  type Started,
   startServer,
   tempDir,
-  textOf,
 } from "./helpers.js";
 
 const CLIENT_ID = "toolshed-http";
@@ -40,7 +39,7 @@ function answer(token: string, form: URLSearchParams) {
 const credentials = { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET };
 
 let as: AuthorizationServer;
-let server: Started;
+let server: HttpProcess;
 const introspect = (url: string) => ["--introspection-url", url, "--introspection-client-id", CLIENT_ID];
 
 beforeAll(async () => {
@@ -50,7 +49,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   await as?.close();
   removeTempDirs();
 });
@@ -65,7 +64,7 @@ describe("opaque tokens checked by introspection", () => {
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
     const result = await client.callTool({ name: "get_note", arguments: { title: "groceries" } });
     expect(result.isError).toBeFalsy();
-    expect(textOf(result)).toContain("groceries");
+    expect(resultText(result)).toContain("groceries");
     await client.close();
     const line = server.logs().find((l) => l.msg === "request" && l.tokenId === "introspect:alice");
     expect(line).toBeDefined();
@@ -106,7 +105,7 @@ describe("when the token cannot be checked", () => {
   });
 
   it("a wrong client secret (from its file): 503, and the log says the server's credentials were refused", async () => {
-    const secretFile = join(tempDir(), "introspection-secret");
+    const secretFile = tempDir().file("introspection-secret");
     writeFileSync(secretFile, "not-the-secret-0123456789\n");
     const misconfigured = await startServer(
       ["--demo", ...introspect(as.url), "--introspection-client-secret-file", secretFile],
@@ -123,8 +122,8 @@ describe("when the token cannot be checked", () => {
   });
 
   it("a secret file that cannot be read or is empty is a usage error: one line, exit 2", async () => {
-    const missing = join(tempDir(), "missing-secret");
-    const empty = join(tempDir(), "empty-secret");
+    const missing = tempDir().file("missing-secret");
+    const empty = tempDir().file("empty-secret");
     writeFileSync(empty, "\n");
     const args = ["--port", "0", "--db", ":memory:", ...introspect(as.url), "--introspection-client-secret-file"];
     expect(await runCli([...args, missing])).toEqual({

@@ -3,12 +3,12 @@ import { legacyInitialize } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   connect,
-  killAll,
+  type HttpProcess,
+  killChildren,
   MCP_HEADERS,
   post,
   rawRequest,
   removeTempDirs,
-  type Started,
   startServer,
 } from "./helpers.js";
 
@@ -18,7 +18,7 @@ const LIMITED = "limited-token-0123456789abcdef";
 const OWNER = "owner-token-0123456789abcdef";
 const OTHER = "other-token-0123456789abcdef";
 
-let server: Started;
+let server: HttpProcess;
 
 const init = legacyInitialize();
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -44,7 +44,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 

@@ -1,6 +1,6 @@
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE, killAll, openStream, post, removeTempDirs, type Started, startServer } from "./helpers.js";
+import { FIXTURE, type HttpProcess, killChildren, openStream, post, removeTempDirs, startServer } from "./helpers.js";
 import { redisReachable, TEST_REDIS_URL, testKeyPrefix } from "./services.js";
 
 // Two toolshed-http processes behind one (imagined) load balancer: one PostgreSQL, one Redis, one
@@ -30,9 +30,9 @@ const headers = (method: string, name?: string) => ({
 describe.skipIf(skip)("2026-07-28 across two instances (PostgreSQL, Redis, one state secret)", () => {
   let db: TestSchema;
   const keys = testKeyPrefix();
-  let a: Started;
-  let b: Started;
-  let stranger: Started;
+  let a: HttpProcess;
+  let b: HttpProcess;
+  let stranger: HttpProcess;
 
   beforeAll(async () => {
     db = await createTestSchema();
@@ -49,7 +49,7 @@ describe.skipIf(skip)("2026-07-28 across two instances (PostgreSQL, Redis, one s
   }, 120_000);
 
   afterAll(async () => {
-    await killAll();
+    await killChildren();
     removeTempDirs();
     await keys.cleanUp();
     await db?.drop();

@@ -4,17 +4,17 @@ import { modernEnvelope as envelope, modernPost as modern, MODERN_VERSION as V }
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   FIXTURE,
-  killAll,
+  type HttpProcess,
+  killChildren,
   openStream,
   post,
   removeTempDirs,
-  type Started,
   sseMessages,
   startServer,
 } from "./helpers.js";
 
-let server: Started;
-let sessions: Started;
+let server: HttpProcess;
+let sessions: HttpProcess;
 beforeAll(async () => {
   [server, sessions] = await Promise.all([
     startServer(["--demo"], { script: FIXTURE }),
@@ -22,7 +22,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 

@@ -1,8 +1,7 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAll, post, removeTempDirs, type Started, startServer, tempDir } from "./helpers.js";
+import { type HttpProcess, killChildren, post, removeTempDirs, startServer, tempDir } from "./helpers.js";
 import { redisReachable, TEST_REDIS_URL, testKeyPrefix } from "./services.js";
 
 // Three toolshed-http processes on one PostgreSQL schema and one Redis, as behind a load balancer.
@@ -30,12 +29,12 @@ interface ToolResult {
 describe.skipIf(skip)("three instances, one PostgreSQL, one Redis", () => {
   let db: TestSchema;
   const keys = testKeyPrefix();
-  let servers: Started[] = [];
+  let servers: HttpProcess[] = [];
   let nextId = 1;
 
   beforeAll(async () => {
     db = await createTestSchema();
-    const tokensFile = join(tempDir(), "tokens.json");
+    const tokensFile = tempDir().file("tokens.json");
     writeFileSync(
       tokensFile,
       JSON.stringify([
@@ -53,14 +52,14 @@ describe.skipIf(skip)("three instances, one PostgreSQL, one Redis", () => {
   }, 120_000);
 
   afterAll(async () => {
-    await killAll();
+    await killChildren();
     removeTempDirs();
     await keys.cleanUp();
     await db?.drop();
   });
 
   const call = async (instance: number, name: string, args: Record<string, unknown>, token = WRITER) => {
-    const server = servers[instance % servers.length] as Started;
+    const server = servers[instance % servers.length] as HttpProcess;
     const res = await post(
       server.url,
       { jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name, arguments: args } },
@@ -168,7 +167,7 @@ describe.skipIf(skip)("three instances, one PostgreSQL, one Redis", () => {
   it(`the rate limit is global: ${LIMIT} per minute for a token is ${LIMIT} in total over three instances`, async () => {
     const statuses: number[] = [];
     for (let i = 0; i < LIMIT * 3; i++) {
-      const server = servers[i % 3] as Started;
+      const server = servers[i % 3] as HttpProcess;
       const res = await post(
         server.url,
         { jsonrpc: "2.0", id: i, method: "tools/list" },

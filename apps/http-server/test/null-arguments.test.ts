@@ -2,7 +2,7 @@
 // with sessions) serving the real CRM pack. null means "left out" (the default applies); a required
 // argument sent as null is a hint that says it is required.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, killAll, post, removeTempDirs, type Started, startServer, textOf } from "./helpers.js";
+import { connect, type HttpProcess, killChildren, post, removeTempDirs, resultText, startServer } from "./helpers.js";
 
 const V = "2026-07-28";
 const TOOL = "crm_search_accounts";
@@ -25,13 +25,13 @@ function modernCall(url: string, id: number, args: Record<string, unknown>) {
   return post(url, body, { "MCP-Protocol-Version": V, "Mcp-Method": "tools/call", "Mcp-Name": TOOL });
 }
 
-let stateless: Started;
-let sessions: Started;
+let stateless: HttpProcess;
+let sessions: HttpProcess;
 beforeAll(async () => {
   [stateless, sessions] = await Promise.all([startServer(["--demo"]), startServer(["--demo", "--sessions"])]);
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 
@@ -54,7 +54,7 @@ describe("null for an optional argument over HTTP", () => {
       expect(new Set((nulls.structuredContent as Accounts).accounts.map((a) => a.tier)).size).toBeGreaterThan(1);
       const required = await client.callTool({ name: TOOL, arguments: { query: null, tier: null } });
       expect(required.isError).toBe(true);
-      expect(textOf(required)).toBe(REQUIRED_NULL);
+      expect(resultText(required)).toBe(REQUIRED_NULL);
       expect(required._meta?.["toolshed.dev/error"]).toMatchObject({ code: "invalid_arguments", retryable: false });
       await client.close();
     },

@@ -1,10 +1,10 @@
 import { type OtlpReceiver, startOtlpReceiver } from "@toolshed/test-support";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { connect, killAll, rawRequest, removeTempDirs, runCli, startServer } from "./helpers.js";
+import { connect, killChildren, rawRequest, removeTempDirs, runCli, startServer } from "./helpers.js";
 import { parsePrometheus, type Sample } from "./prometheus.js";
 
 afterEach(async () => {
-  await killAll();
+  await killChildren();
 });
 afterAll(removeTempDirs);
 

@@ -2,7 +2,7 @@ import { legacyInitialize } from "@toolshed/test-support";
 // The rate limit counts calls, not POSTs: every request of a JSON-RPC batch takes one from the
 // caller's allowance, and a batch that does not fit is refused before any of it runs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAll, post, removeTempDirs, type Started, startServer } from "./helpers.js";
+import { type HttpProcess, killChildren, post, removeTempDirs, startServer } from "./helpers.js";
 
 const TOKENS = ["a", "b", "c", "d"].map((t) => `${t}-token-0123456789abcdef`);
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -15,8 +15,8 @@ const create = (id: number, title: string) => ({
 const init = legacyInitialize(0);
 const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list" });
 
-let stateless: Started;
-let sessions: Started;
+let stateless: HttpProcess;
+let sessions: HttpProcess;
 beforeAll(async () => {
   const env = { TOOLSHED_TOKENS: TOKENS.map((t) => `${t}:tools:read tools:write`).join(";") };
   [stateless, sessions] = await Promise.all([
@@ -25,7 +25,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { createHttpApp, type HttpApp, type RateLimiter } from "@toolshed/http";
 import { createLogger } from "@toolshed/server";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRedisRateLimiter } from "../src/index.js";
+import { createRedisRateLimiter } from "../src/redis-rate-limit.js";
 import { redisReachable, TEST_REDIS_URL, testKeyPrefix } from "./services.js";
 
 const reachable = await redisReachable();

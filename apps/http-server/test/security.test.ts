@@ -1,27 +1,27 @@
 import { writeFileSync } from "node:fs";
 import { connect as connectSocket } from "node:net";
 import { join } from "node:path";
+import { startJwks } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   connect,
-  killAll,
+  type HttpProcess,
+  killChildren,
   MCP_HEADERS,
   post,
   rawRequest,
   removeTempDirs,
-  type Started,
+  resultText,
   startServer,
   tempDir,
-  textOf,
 } from "./helpers.js";
-import { startJwks } from "./jwks.js";
 
 const WRITE = "write-token-0123456789abcdef";
 const READ = "read-token-0123456789abcdef";
 const ISSUER = "https://issuer.test";
 const AUDIENCE = "https://toolshed.test/mcp";
 
-let server: Started;
+let server: HttpProcess;
 let jwks: Awaited<ReturnType<typeof startJwks>>;
 const issuedJwts: string[] = [];
 
@@ -36,7 +36,7 @@ async function jwt(claims: Record<string, unknown>, options: Partial<Parameters<
 
 beforeAll(async () => {
   jwks = await startJwks();
-  const dir = tempDir();
+  const dir = tempDir().dir;
   const tokensFile = join(dir, "tokens.txt");
   writeFileSync(tokensFile, `# operators\n${WRITE} tools:read tools:write\n`);
   server = await startServer(
@@ -45,7 +45,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   await jwks?.close();
   removeTempDirs();
 });
@@ -95,7 +95,7 @@ describe("bearer tokens", () => {
     expect(names).not.toContain("crm_bulk_update_tier");
     const denied = await client.callTool({ name: "create_note", arguments: { title: "nope", body: "x" } });
     expect(denied.isError).toBe(true);
-    expect(textOf(denied)).toMatch(
+    expect(resultText(denied)).toMatch(
       /^Error executing tool create_note: your credentials allow read-only tools only; create_note changes data\. Read-only tools: .*get_note/,
     );
     expect(denied._meta?.["toolshed.dev/error"]).toMatchObject({ kind: "tool", code: "permission_denied" });

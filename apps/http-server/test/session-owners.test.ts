@@ -1,11 +1,9 @@
 // Who owns a session, a rate-limit bucket and a 2026 requestState: credentials that once shared a
 // log label (`jwt:alice`, a shared token id, a JWT's client_id) are distinct callers.
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { legacyInitialize } from "@toolshed/test-support";
+import { legacyInitialize, startJwks } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE, killAll, post, removeTempDirs, type Started, startServer, tempDir } from "./helpers.js";
-import { startJwks } from "./jwks.js";
+import { FIXTURE, type HttpProcess, killChildren, post, removeTempDirs, startServer, tempDir } from "./helpers.js";
 
 const ISSUER = "https://issuer.test";
 const AUDIENCE = "https://toolshed.test/mcp";
@@ -16,8 +14,8 @@ const STATIC_ALICE = "static-named-alice-0123456789abc";
 const SHARED_READ = "shared-id-read-token-0123456789";
 const SHARED_WRITE = "shared-id-write-token-0123456789";
 
-let sessions: Started;
-let limited: Started;
+let sessions: HttpProcess;
+let limited: HttpProcess;
 let jwks: Awaited<ReturnType<typeof startJwks>>;
 const jwt = (claims: Record<string, unknown>, subject: string | null) =>
   jwks.sign({ scope: BOTH.join(" "), ...claims }, { issuer: ISSUER, audience: AUDIENCE, subject });
@@ -25,7 +23,7 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   jwks = await startJwks();
-  const file = join(tempDir(), "tokens.json");
+  const file = tempDir().file("tokens.json");
   writeFileSync(
     file,
     JSON.stringify([
@@ -52,7 +50,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   await jwks?.close();
   removeTempDirs();
 });

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureBuilt,
   FIXTURE,
-  killAll,
+  type HttpProcess,
+  killChildren,
   MCP_HEADERS,
   post,
   removeTempDirs,
   runCli,
-  type Started,
   startServer,
 } from "./helpers.js";
 
@@ -22,7 +22,7 @@ const A = "quota-client-a-0123456789abcdef";
 const B = "quota-client-b-0123456789abcdef";
 const C = "quota-client-c-0123456789abcdef";
 
-let server: Started;
+let server: HttpProcess;
 beforeAll(async () => {
   server = await startServer(["--demo", "--sessions", "--sessions-per-client", "3"], {
     script: FIXTURE,
@@ -30,7 +30,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 

@@ -3,15 +3,24 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { legacyInitialize } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, FIXTURE, killAll, post, removeTempDirs, type Started, startServer, textOf } from "./helpers.js";
+import {
+  connect,
+  FIXTURE,
+  type HttpProcess,
+  killChildren,
+  post,
+  removeTempDirs,
+  resultText,
+  startServer,
+} from "./helpers.js";
 
-let server: Started;
+let server: HttpProcess;
 
 beforeAll(async () => {
   server = await startServer(["--demo", "--sessions", "--session-idle-timeout", "2s"], { script: FIXTURE });
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 
@@ -26,9 +35,9 @@ describe("sessions mode with the SDK client", () => {
     const ok = await client.callTool({ name: "get_note", arguments: { title: "groceries" } });
     expect(ok.structuredContent).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
     const c6 = await client.callTool({ name: "search_notes", arguments: { query: "milk", limit: 999 } });
-    expect(textOf(c6)).toBe("Invalid arguments for tool search_notes:\nlimit: must be at most 50 (got 999)");
+    expect(resultText(c6)).toBe("Invalid arguments for tool search_notes:\nlimit: must be at most 50 (got 999)");
     const c8 = await client.callTool({ name: "get_note", arguments: { title: "grocerie" } });
-    expect(textOf(c8)).toBe("Error executing tool get_note: No note 'grocerie'. Closest titles: groceries");
+    expect(resultText(c8)).toBe("Error executing tool get_note: No note 'grocerie'. Closest titles: groceries");
     const c12 = await client.callTool({ name: "nope", arguments: {} }).catch((e: unknown) => e);
     expect(c12).toBeInstanceOf(McpError);
     expect((c12 as McpError).code).toBe(-32602);

@@ -1,8 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { connect, FIXTURE, killAll, post, rawRequest, removeTempDirs, startServer, textOf } from "./helpers.js";
+import {
+  connect,
+  FIXTURE,
+  killChildren,
+  post,
+  rawRequest,
+  removeTempDirs,
+  resultText,
+  startServer,
+} from "./helpers.js";
 
 afterEach(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 
@@ -55,7 +64,7 @@ describe("graceful shutdown on SIGTERM", () => {
     const answer = await call;
     const result = (answer.json as { result: { isError: boolean; _meta: Record<string, unknown> } }).result;
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool test_slow: the server is shutting down; temporary failure, safe to retry",
     );
     expect(result._meta["toolshed.dev/error"]).toMatchObject({ code: "cancelled" });

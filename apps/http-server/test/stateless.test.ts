@@ -4,23 +4,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   connect,
   FIXTURE,
-  killAll,
+  type HttpProcess,
+  killChildren,
   MCP_HEADERS,
   post,
   removeTempDirs,
-  type Started,
+  resultText,
   sseMessages,
   startServer,
-  textOf,
 } from "./helpers.js";
 
-let server: Started;
+let server: HttpProcess;
 
 beforeAll(async () => {
   server = await startServer(["--demo"], { script: FIXTURE });
 });
 afterAll(async () => {
-  await killAll();
+  await killChildren();
   removeTempDirs();
 });
 
@@ -44,7 +44,7 @@ describe("stateless mode with the SDK client", () => {
     const result = await client.callTool({ name: "get_note", arguments: { title: "groceries" } });
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
-    expect(JSON.parse(textOf(result))).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
+    expect(JSON.parse(resultText(result))).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
     await client.close();
   });
 
@@ -52,7 +52,7 @@ describe("stateless mode with the SDK client", () => {
     const { client } = await connect(server.url);
     const result = await client.callTool({ name: "search_notes", arguments: { query: "milk", limit: 999 } });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe("Invalid arguments for tool search_notes:\nlimit: must be at most 50 (got 999)");
+    expect(resultText(result)).toBe("Invalid arguments for tool search_notes:\nlimit: must be at most 50 (got 999)");
     expect(result._meta?.["toolshed.dev/error"]).toMatchObject({ kind: "validation", code: "invalid_arguments" });
     await client.close();
   });
@@ -61,7 +61,7 @@ describe("stateless mode with the SDK client", () => {
     const { client } = await connect(server.url);
     const result = await client.callTool({ name: "get_note", arguments: { title: "grocerie" } });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe("Error executing tool get_note: No note 'grocerie'. Closest titles: groceries");
+    expect(resultText(result)).toBe("Error executing tool get_note: No note 'grocerie'. Closest titles: groceries");
     expect(result._meta?.["toolshed.dev/error"]).toMatchObject({ kind: "tool", code: "not_found", retryable: false });
     await client.close();
   });
@@ -70,7 +70,7 @@ describe("stateless mode with the SDK client", () => {
     const { client } = await connect(server.url);
     const result = await client.callTool({ name: "test_crash", arguments: {} });
     expect(result.isError).toBe(true);
-    const text = textOf(result);
+    const text = resultText(result);
     expect(text).toMatch(/^Error executing tool test_crash \(ref [0-9a-f]+\)$/);
     expect(text).not.toContain("hunter2");
     const ref = /ref ([0-9a-f]+)/.exec(text)?.[1];
@@ -282,7 +282,7 @@ describe("stateless mode on the wire", () => {
       params: { name: "test_ask", arguments: { question: "hi" } },
     });
     const result = (res.json as { result: unknown }).result;
-    expect(textOf(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool test_ask: this server runs without sessions, so the tool cannot ask the client's model (sampling)",
     );
   });

@@ -136,7 +136,7 @@ describe("parseStdioArgs", () => {
   });
 
   it("usage errors say what was wrong and what would work", () => {
-    const flags = "--db, --database-url, --packs, --read-only, --demo, --log-level, --help, --version";
+    const flags = "--db, --database-url, --sqlite-driver, --packs, --read-only, --demo, --log-level, --help, --version";
     expect(usageError(["--nope"])).toBe(`unknown option --nope; the flags are ${flags}`);
     expect(usageError(["-x"])).toBe(`unknown option -x; the flags are ${flags}`);
     expect(usageError(["--packs"])).toBe("--packs needs a value, as in --packs LIST");
@@ -161,6 +161,16 @@ describe("parseStdioArgs", () => {
     );
     expect(usageError(["--log=debug"])).toBe("unknown option --log; did you mean --log-level?");
     expect(usageError(["--DB", "/x.db"])).toBe("unknown option --DB; did you mean --db?");
+  });
+
+  it("--sqlite-driver or TOOLSHED_SQLITE_DRIVER picks the SQLite driver; a flag wins; unset is auto", () => {
+    expect(parse([])).not.toHaveProperty("sqliteDriver");
+    expect(parse(["--sqlite-driver", "node"]).sqliteDriver).toBe("node");
+    expect(parse([], { TOOLSHED_SQLITE_DRIVER: "better-sqlite3" }).sqliteDriver).toBe("better-sqlite3");
+    expect(parse(["--sqlite-driver", "auto"], { TOOLSHED_SQLITE_DRIVER: "node" }).sqliteDriver).toBe("auto");
+    expect(usageError([], { TOOLSHED_SQLITE_DRIVER: "sqlite3" })).toBe(
+      '--sqlite-driver: unknown SQLite driver "sqlite3"; choose auto, node, better-sqlite3 (auto: node:sqlite on Node 22.16 or later, else better-sqlite3)',
+    );
   });
 
   it("every usage error is one line", () => {

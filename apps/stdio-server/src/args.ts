@@ -2,7 +2,16 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { didYouMean } from "@toolshed/errors";
-import { checkDatabaseUrl, PACK_NAMES, PackConfigError, type PackName, parsePackList } from "@toolshed/packs";
+import {
+  checkDatabaseUrl,
+  PACK_NAMES,
+  PackConfigError,
+  type PackName,
+  parsePackList,
+  parseSqliteDriver,
+  SQLITE_DRIVER_CHOICES,
+  type SqliteDriverChoice,
+} from "@toolshed/packs";
 import { openTelemetryProblem, openTelemetryRequested } from "@toolshed/packs/telemetry";
 import type { LogLevelName } from "@toolshed/server";
 
@@ -19,6 +28,8 @@ export interface StdioConfig {
   db: string;
   /** PostgreSQL URL (`postgres://…`) instead of the SQLite file. */
   databaseUrl?: string;
+  /** Which SQLite driver opens the file; unset is `auto` (node:sqlite on Node 22.16 or later, else better-sqlite3). */
+  sqliteDriver?: SqliteDriverChoice;
   packs: PackName[];
   readOnly: boolean;
   demo: boolean;
@@ -38,6 +49,12 @@ export const STDIO_FLAGS = {
     env: "TOOLSHED_DATABASE_URL",
     value: "URL",
     help: "PostgreSQL (postgres://…) instead of SQLite",
+  },
+  "sqlite-driver": {
+    type: "string",
+    env: "TOOLSHED_SQLITE_DRIVER",
+    value: "DRIVER",
+    help: `SQLite driver: ${SQLITE_DRIVER_CHOICES.join("|")} (default auto)`,
   },
   packs: { type: "string", env: "TOOLSHED_PACKS", value: "LIST", help: `packs to serve (${PACK_NAMES.join(",")})` },
   "read-only": { type: "boolean", env: "TOOLSHED_READ_ONLY", help: "publish and accept only read-only tools" },
@@ -100,6 +117,15 @@ export function parseStdioArgs(
     }
   }
 
+  const sqliteDriverText = values["sqlite-driver"] ?? fromEnv("TOOLSHED_SQLITE_DRIVER");
+  let sqliteDriver: StdioConfig["sqliteDriver"];
+  try {
+    sqliteDriver = sqliteDriverText === undefined ? undefined : parseSqliteDriver(sqliteDriverText);
+  } catch (error) {
+    if (error instanceof PackConfigError) throw new StdioUsageError(`--sqlite-driver: ${error.message}`);
+    throw error;
+  }
+
   const openTelemetry = openTelemetryRequested(env);
   if (openTelemetry) {
     const problem = openTelemetryProblem(env, { stdio: true });
@@ -110,6 +136,7 @@ export function parseStdioArgs(
     command,
     db: expandHome(db, home),
     ...(databaseUrl === undefined ? {} : { databaseUrl }),
+    ...(sqliteDriver === undefined ? {} : { sqliteDriver }),
     packs,
     readOnly: values["read-only"] ?? envFlag(env, "TOOLSHED_READ_ONLY"),
     demo: values.demo ?? envFlag(env, "TOOLSHED_DEMO"),
@@ -180,7 +207,7 @@ export function usageText(version: string): string {
   return [
     `${BIN_NAME} ${version}: an MCP server over stdio with the Toolshed ${PACK_NAMES.join(", ")} packs`,
     "",
-    `Usage: ${BIN_NAME} [--db PATH | --database-url URL] [--packs LIST] [--read-only] [--demo] [--log-level LEVEL]`,
+    `Usage: ${BIN_NAME} [--db PATH [--sqlite-driver DRIVER] | --database-url URL] [--packs LIST] [--read-only] [--demo] [--log-level LEVEL]`,
     "",
     ...rows,
     "",

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { openSqlite } from "@toolshed/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseStdioArgs, StdioUsageError } from "./args.js";
 import { InFlightTransport } from "./in-flight.js";
@@ -111,6 +112,52 @@ describe("runStdioServer stopping", () => {
     expect(await s.server.stopped).toBe("asked");
     expect(s.logLines().filter((l) => l.msg === "stopped")).toHaveLength(1);
   });
+});
+
+// node:sqlite is the default from Node 22.16; before it, better-sqlite3.
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+const NODE_SQLITE = major > 22 || (major === 22 && minor >= 16);
+
+function betterSqlite3Loads(): boolean {
+  try {
+    openSqlite(":memory:", { driver: "better-sqlite3" }).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("runStdioServer SQLite driver", () => {
+  it("the ready line names the driver in use", async () => {
+    const s = await start(1000);
+    expect(await s.waitForLog("ready on stdio")).toMatchObject({
+      db: s.db,
+      sqliteDriver: NODE_SQLITE ? "node" : "better-sqlite3",
+    });
+  });
+
+  it.skipIf(NODE_SQLITE)("--sqlite-driver node before Node 22.16 is a StdioUsageError saying what works", async () => {
+    const config = parseStdioArgs(["--db", tempDb(), "--sqlite-driver", "node", "--log-level", "silent"], {});
+    const error = await runStdioServer(config, { handleSignals: false }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StdioUsageError);
+    expect((error as Error).message).toBe(
+      `--sqlite-driver node cannot be used: node:sqlite needs Node 22.16 or later and this is Node ${process.version}; run on Node 22.16 or later, or start with --sqlite-driver auto (better-sqlite3 here)`,
+    );
+  });
+
+  it.skipIf(!NODE_SQLITE || betterSqlite3Loads())(
+    "--sqlite-driver better-sqlite3 where its addon cannot load is a StdioUsageError saying what works",
+    async () => {
+      const db = tempDb();
+      const config = parseStdioArgs(["--db", db, "--sqlite-driver", "better-sqlite3", "--log-level", "silent"], {});
+      const error = await runStdioServer(config, { handleSignals: false }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StdioUsageError);
+      expect((error as Error).message).toMatch(
+        /^--sqlite-driver better-sqlite3 cannot be used: better-sqlite3 (is not installed|cannot be loaded in Node v\S+ \(\w+\)); start with --sqlite-driver auto \(node:sqlite, built into this Node\), or install it for Node v\S+ \(npm install better-sqlite3@12\.11\.1\)$/,
+      );
+      expect(existsSync(db)).toBe(false);
+    },
+  );
 });
 
 describe("runStdioServer start-up errors", () => {

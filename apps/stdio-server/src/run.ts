@@ -57,6 +57,7 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
     opened = await openPacks({
       db: config.db,
       ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+      ...(config.sqliteDriver === undefined ? {} : { sqliteDriver: config.sqliteDriver }),
       packs: config.packs,
       demo: config.demo,
       // Read-only tools only: the database is opened read-only too, so nothing is written to it.
@@ -180,8 +181,10 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
   logger.info(
     {
       version,
-      // The URL may hold a password: the log names the backend only.
-      ...(opened.backend === "postgres" ? { database: "postgres" } : { db: config.db }),
+      // The URL may hold a password: the log names the database kind only.
+      ...(opened.database === "postgres"
+        ? { database: "postgres" }
+        : { db: config.db, sqliteDriver: opened.sqliteDriver }),
       packs: opened.names,
       readOnly: config.readOnly,
       demo: config.demo,

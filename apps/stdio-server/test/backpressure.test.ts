@@ -3,7 +3,6 @@
 // client reads again.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { CLI, cleanEnv, cleanup, INITIALIZE, INITIALIZED, tempDir } from "./helpers.js";
 
@@ -23,7 +22,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 it.runIf(process.platform === "linux")(
   `${REQUESTS} requests from a client that does not read: memory stays bounded, then all are answered`,
   async () => {
-    const child = spawn(process.execPath, [CLI, "--db", join(tempDir(), "t.db"), "--demo"], {
+    const child = spawn(process.execPath, [CLI, "--db", tempDir().file("t.db"), "--demo"], {
       env: cleanEnv({ TOOLSHED_LOG_LEVEL: "warn" }),
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -7,7 +7,7 @@ import { ALL_TOOLS, CRM_TOOLS, NOTES_TOOLS, READ_ONLY_TOOLS, TICKETS_TOOLS } fro
 
 afterEach(cleanup);
 
-const demoArgs = () => ["--db", join(tempDir(), "toolshed.db"), "--demo"];
+const demoArgs = () => ["--db", tempDir().file("toolshed.db"), "--demo"];
 
 async function toolNames(args: string[], env?: Record<string, string>) {
   const { client } = await connectClient(args, env);
@@ -77,7 +77,7 @@ describe("toolshed-stdio with the SDK Client over stdio", () => {
   });
 
   it("a note created in one session is there in the next one (same --db)", async () => {
-    const db = join(tempDir(), "nested", "folder", "toolshed.db");
+    const db = join(tempDir().dir, "nested", "folder", "toolshed.db");
     const first = await connectClient(["--db", db]);
     const created = await first.client.callTool({ name: "create_note", arguments: { title: "kept", body: "a b c" } });
     expect(created.isError).toBeUndefined();
@@ -117,7 +117,7 @@ describe("environment variables", () => {
   });
 
   it("TOOLSHED_DB, TOOLSHED_DEMO=1 and TOOLSHED_READ_ONLY=true work without flags", async () => {
-    const db = join(tempDir(), "from-env", "t.db");
+    const db = join(tempDir().dir, "from-env", "t.db");
     const env = cleanEnv({ TOOLSHED_DB: db, TOOLSHED_DEMO: "1", TOOLSHED_READ_ONLY: "true" });
     const { client } = await connectClient([], env);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(READ_ONLY_TOOLS);

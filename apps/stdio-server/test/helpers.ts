@@ -1,30 +1,22 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { removeTempDirs, tempDir } from "@toolshed/test-support";
+
+export { tempDir } from "@toolshed/test-support";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 
 const children = new Set<ChildProcess>();
 const clients = new Set<Client>();
-const dirs = new Set<string>();
-
-/** A fresh folder under the OS temp dir, removed by `cleanup()`. */
-export function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "toolshed-stdio-"));
-  dirs.add(dir);
-  return dir;
-}
 
 /**
  * A clean environment: no TOOLSHED_* from the machine, and HOME in a temp folder so the
  * default database never lands in the real home.
  */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: tempDir() };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: tempDir("stdio").dir };
   return { ...env, ...extra };
 }
 
@@ -124,6 +116,5 @@ export async function cleanup(): Promise<void> {
   clients.clear();
   for (const child of children) child.kill("SIGKILL");
   children.clear();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  dirs.clear();
+  removeTempDirs();
 }

@@ -1,6 +1,3 @@
-// Both protocol eras on one stdio process, as raw lines: a 2026-07-28 client probes with
-// server/discover and sends _meta on every request; a 2025 client initializes first.
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, INITIALIZE, INITIALIZED, spawnCli, tempDir } from "./helpers.js";
 
@@ -18,7 +15,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("stdio in both eras", () => {
   it("answers server/discover before any initialize, then both eras side by side", async () => {
-    const cli = spawnCli(["--db", join(tempDir(), "t.db"), "--demo"]);
+    const cli = spawnCli(["--db", tempDir().file("t.db"), "--demo"]);
     cli.send(modern("probe", "server/discover"));
     await cli.waitForLines(1);
     expect(cli.messages()[0]).toMatchObject({
@@ -54,7 +51,7 @@ describe("stdio in both eras", () => {
   });
 
   it("an unsupported version is -32022 with the supported list; ping and initialize are not 2026 methods", async () => {
-    const cli = spawnCli(["--db", join(tempDir(), "t.db")]);
+    const cli = spawnCli(["--db", tempDir().file("t.db")]);
     cli.send({
       jsonrpc: "2.0",
       id: 1,
@@ -80,7 +77,7 @@ describe("stdio in both eras", () => {
   });
 
   it("subscriptions/listen: the ack, updates tagged with the listen id, and nothing after notifications/cancelled", async () => {
-    const cli = spawnCli(["--db", join(tempDir(), "t.db"), "--demo"]);
+    const cli = spawnCli(["--db", tempDir().file("t.db"), "--demo"]);
     cli.send(modern("L1", "subscriptions/listen", { notifications: { resourceSubscriptions: ["note://fresh"] } }));
     await cli.waitForLines(1);
     const tag = { "io.modelcontextprotocol/subscriptionId": "L1" };

@@ -1,12 +1,9 @@
-// null for an optional argument, over stdio in both eras: a real toolshed-stdio process serving
-// the real CRM pack. null means "left out" (the default applies); a required one is a hint.
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, connectClient, spawnCli, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 
-const demoArgs = () => ["--db", join(tempDir(), "toolshed.db"), "--demo"];
+const demoArgs = () => ["--db", tempDir().file("toolshed.db"), "--demo"];
 const V = "2026-07-28";
 const modern = (id: number, params: Record<string, unknown>) => ({
   jsonrpc: "2.0",

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { type OtlpReceiver, startOtlpReceiver } from "@toolshed/test-support";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, cleanup, INITIALIZE, INITIALIZED, runCli, spawnCli, tempDir } from "./helpers.js";
@@ -26,7 +25,7 @@ const otelEnv = (extra: Record<string, string> = {}) =>
 
 describe("OpenTelemetry over stdio", () => {
   it("a tools/call yields a span at the OTLP endpoint, and stdout carries only JSON-RPC lines", async () => {
-    const cli = spawnCli(["--db", join(tempDir(), "t.db"), "--demo"], otelEnv());
+    const cli = spawnCli(["--db", tempDir().file("t.db"), "--demo"], otelEnv());
     await cli.waitForLog("ready on stdio");
     cli.send(INITIALIZE);
     cli.send(INITIALIZED);

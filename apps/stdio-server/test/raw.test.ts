@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { openSqlite } from "@toolshed/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, INITIALIZE, INITIALIZED, spawnCli, tempDir } from "./helpers.js";
@@ -30,7 +29,7 @@ function expectDbClosedAndIntact(db: string) {
 
 describe("raw stdio", () => {
   it("a line that is not JSON gets -32700 with id null, and the process keeps serving", async () => {
-    const cli = spawnCli(["--db", join(tempDir(), "t.db"), "--demo"]);
+    const cli = spawnCli(["--db", tempDir().file("t.db"), "--demo"]);
     cli.send("not json\n");
     await cli.waitForLines(1);
     expect(cli.messages()[0]).toEqual({
@@ -55,7 +54,7 @@ describe("raw stdio", () => {
   });
 
   it("stdout carries only JSON-RPC lines, one answer per request, and stderr only JSON log lines", async () => {
-    const cli = spawnCli(["--db", join(tempDir(), "t.db"), "--demo"]);
+    const cli = spawnCli(["--db", tempDir().file("t.db"), "--demo"]);
     cli.send(INITIALIZE);
     cli.send(INITIALIZED);
     cli.send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
@@ -118,7 +117,7 @@ describe("raw stdio", () => {
   });
 
   it("exits 0 when stdin closes, with the database closed and intact", async () => {
-    const db = join(tempDir(), "t.db");
+    const db = tempDir().file("t.db");
     const cli = spawnCli(["--db", db, "--demo"]);
     cli.send(INITIALIZE);
     cli.send(call(2, "create_note", { title: "before exit", body: "kept" }));
@@ -130,7 +129,7 @@ describe("raw stdio", () => {
   });
 
   it("a last request sent without its newline before stdin closes is answered too", async () => {
-    const cli = spawnCli(["--db", join(tempDir(), "t.db"), "--demo"]);
+    const cli = spawnCli(["--db", tempDir().file("t.db"), "--demo"]);
     await cli.waitForLog("ready on stdio");
     cli.child.stdin.end(
       `${JSON.stringify(INITIALIZE)}\n${JSON.stringify(call(2, "get_note", { title: "groceries" }))}`,
@@ -141,7 +140,7 @@ describe("raw stdio", () => {
   });
 
   it("answers every request sent just before stdin closes, then exits 0", async () => {
-    const db = join(tempDir(), "t.db");
+    const db = tempDir().file("t.db");
     const cli = spawnCli(["--db", db, "--demo"]);
     await cli.waitForLog("ready on stdio");
     let text = `${JSON.stringify(INITIALIZE)}\n`;
@@ -155,7 +154,7 @@ describe("raw stdio", () => {
   });
 
   it("exits 0 with the database closed when the reader of stdout goes away", async () => {
-    const db = join(tempDir(), "t.db");
+    const db = tempDir().file("t.db");
     const cli = spawnCli(["--db", db, "--demo"]);
     await cli.waitForLog("ready on stdio");
     cli.child.stdout.destroy();
@@ -168,7 +167,7 @@ describe("raw stdio", () => {
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it(`${signal} stops it with exit code 0 and the database closed`, async () => {
-      const db = join(tempDir(), "t.db");
+      const db = tempDir().file("t.db");
       const cli = spawnCli(["--db", db, "--demo"]);
       cli.send(INITIALIZE);
       await cli.waitForLines(1);

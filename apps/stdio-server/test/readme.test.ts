@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseStdioArgs, STDIO_FLAGS } from "../src/index.js";
 import { cleanEnv, cleanup, connectClient, tempDir } from "./helpers.js";
@@ -47,7 +46,7 @@ describe("README", () => {
 
   it("the first JSON block's flags start a working server (with a temp database)", async () => {
     const args = (launches[0]?.args.slice(2) ?? []).map((a) =>
-      a === "/path/to/toolshed.db" ? join(tempDir(), "t.db") : a,
+      a === "/path/to/toolshed.db" ? tempDir().file("t.db") : a,
     );
     const { client } = await connectClient(args, cleanEnv());
     const note = await client.callTool({ name: "get_note", arguments: { title: "groceries" } });

@@ -1,11 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanEnv, cleanup, runCli, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 
-const FLAGS = "--db, --database-url, --packs, --read-only, --demo, --log-level, --help, --version";
+const FLAGS = "--db, --database-url, --sqlite-driver, --packs, --read-only, --demo, --log-level, --help, --version";
 
 /** Exit 2, nothing on stdout, exactly one line on stderr, and no stack trace. */
 async function expectUsageError(args: string[], line: string | RegExp, env?: Record<string, string>) {
@@ -83,8 +82,22 @@ describe("flags and values that cannot work: one line on stderr, exit 2", () => 
     );
   });
 
+  it("a SQLite driver this Node cannot load names what would work", async () => {
+    // node:sqlite needs Node 22.16; on later Nodes the better-sqlite3 addon here is built for Node 20.
+    const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+    const driver = major > 22 || (major === 22 && minor >= 16) ? "better-sqlite3" : "node";
+    const result = await runCli(["--db", tempDir().file("t.db"), "--sqlite-driver", driver]);
+    if (driver === "better-sqlite3" && result.code !== 2) return; // built for this Node: nothing to refuse
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^toolshed-stdio: --sqlite-driver ${driver} cannot be used: [^\\n]*; (run on Node 22\\.16 or later|start with --sqlite-driver auto)[^\\n]*\\n$`,
+      ),
+    );
+  });
+
   it("a file that is not a database", async () => {
-    const file = join(tempDir(), "notes.txt");
+    const file = tempDir().file("notes.txt");
     writeFileSync(file, "just some text, not SQLite at all\n".repeat(200));
     await expectUsageError(
       ["--db", file],

@@ -1,11 +1,11 @@
-import { crmPack, SqliteCrmBackend, seedDemo } from "@toolshed/crm";
+import { crmPack, SqliteCrmStore, seedDemo } from "@toolshed/crm";
 import { connectInMemory, createServer } from "@toolshed/server";
 
 // A file path such as "./crm.db" works the same way; ":memory:" keeps this example self-contained.
-const backend = SqliteCrmBackend.open(":memory:");
-await seedDemo(backend); // 36 demo accounts, acc_1001 to acc_1036
+const store = SqliteCrmStore.open(":memory:");
+await seedDemo(store); // 36 demo accounts, acc_1001 to acc_1036
 
-const server = createServer({ name: "crm", version: "1.0.0", packs: [crmPack({ backend, timeoutMs: 5000 })] });
+const server = createServer({ name: "crm", version: "1.0.0", packs: [crmPack({ store, timeoutMs: 5000 })] });
 const client = await connectInMemory(server);
 
 const found = await client.callTool({
@@ -32,6 +32,7 @@ const bulk = await client.callTool({
 //   succeeded: [{ id: "acc_1006", … }], failed: [{ id: "acc_1034", reason: "archived", retryable: false, … }] }
 
 await client.close();
-await server.close(); // closes the backend too
+await server.close();
+await store.close(); // the caller owns the store (or pass closeStore: true to close it with the server)
 
 export { bulk, created, found, missing, retried };

@@ -1,12 +1,12 @@
 import { CancelledError, TimeoutError } from "@toolshed/errors";
 import { describe, expect, it } from "vitest";
-import { callWithTimeout } from "./call-backend.js";
+import { callWithTimeout } from "./call-store.js";
 
 const never = (signal: AbortSignal) =>
   new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
 
 describe("callWithTimeout", () => {
-  it("passes the backend's answer through", async () => {
+  it("passes the store's answer through", async () => {
     expect(await callWithTimeout(async () => 42, 100)).toBe(42);
   });
 
@@ -19,7 +19,7 @@ describe("callWithTimeout", () => {
     ).rejects.toBe(reset);
   });
 
-  it("a backend that does not answer in time is a retryable TimeoutError, and its signal is aborted", async () => {
+  it("a store that does not answer in time is a retryable TimeoutError, and its signal is aborted", async () => {
     let seen: AbortSignal | undefined;
     const started = performance.now();
     const error = await callWithTimeout((signal) => {
@@ -28,13 +28,13 @@ describe("callWithTimeout", () => {
     }, 40).catch((e: unknown) => e);
     expect(performance.now() - started).toBeGreaterThanOrEqual(35);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect((error as TimeoutError).message).toBe("the CRM backend did not answer within 40 ms");
+    expect((error as TimeoutError).message).toBe("the CRM store did not answer within 40 ms");
     expect((error as TimeoutError).retryable).toBe(true);
     expect(seen?.aborted).toBe(true);
     expect(seen?.reason).toBe(error);
   });
 
-  it("a backend that ignores its signal and fails late does not cause an unhandled rejection", async () => {
+  it("a store that ignores its signal and fails late does not cause an unhandled rejection", async () => {
     const late = callWithTimeout(
       () => new Promise((_resolve, reject) => setTimeout(() => reject(new Error("late")), 30)),
       10,
@@ -43,7 +43,7 @@ describe("callWithTimeout", () => {
     await new Promise((r) => setTimeout(r, 40));
   });
 
-  it("the caller's abort ends the wait with the caller's reason and aborts the backend", async () => {
+  it("the caller's abort ends the wait with the caller's reason and aborts the store", async () => {
     const caller = new AbortController();
     let seen: AbortSignal | undefined;
     const pending = callWithTimeout(
@@ -60,7 +60,7 @@ describe("callWithTimeout", () => {
     expect(seen?.reason).toBe(reason);
   });
 
-  it("an already aborted caller does not reach the backend", async () => {
+  it("an already aborted caller does not reach the store", async () => {
     const caller = new AbortController();
     caller.abort(new CancelledError("gone"));
     let called = false;

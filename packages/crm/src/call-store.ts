@@ -1,16 +1,13 @@
 import { TimeoutError } from "@toolshed/errors";
 
 /**
- * How tools, resources and prompts reach the backend: one call with a deadline. The backend gets
+ * How tools, resources and prompts reach the store: one call with a deadline. The store gets
  * a signal that is aborted when the deadline passes or the request ends; a missed deadline is a
  * retryable TimeoutError. Other failures pass through unchanged, for the runtime to classify or mask.
  */
-export type BackendCaller = <T>(
-  signal: AbortSignal | undefined,
-  run: (signal: AbortSignal) => Promise<T>,
-) => Promise<T>;
+export type StoreCaller = <T>(signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>) => Promise<T>;
 
-export function backendCaller(timeoutMs: number): BackendCaller {
+export function storeCaller(timeoutMs: number): StoreCaller {
   return (signal, run) => callWithTimeout(run, timeoutMs, signal);
 }
 
@@ -25,7 +22,7 @@ export async function callWithTimeout<T>(
   let onParentAbort: (() => void) | undefined;
   const stopped = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
-      const error = new TimeoutError(`the CRM backend did not answer within ${timeoutMs} ms`);
+      const error = new TimeoutError(`the CRM store did not answer within ${timeoutMs} ms`);
       controller.abort(error);
       reject(error);
     }, timeoutMs);
@@ -35,7 +32,7 @@ export async function callWithTimeout<T>(
     };
     parent?.addEventListener("abort", onParentAbort, { once: true });
   });
-  // race() subscribes to both, so a backend that fails after the deadline is not an unhandled rejection.
+  // race() subscribes to both, so a store that fails after the deadline is not an unhandled rejection.
   const work = Promise.resolve().then(() => run(controller.signal));
   try {
     return await Promise.race([work, stopped]);

@@ -1,4 +1,4 @@
-import type { NewAccount } from "./backend.js";
+import type { NewAccount } from "./store.js";
 
 /** Demo accounts: fixed ids, so seeding twice finds them instead of duplicating them. */
 export const DEMO_ACCOUNTS: ReadonlyArray<NewAccount & { id: string; archived?: boolean }> = [

@@ -1,9 +1,9 @@
-import type { CrmBackend } from "./backend.js";
-import type { BackendCaller } from "./call-backend.js";
+import type { StoreCaller } from "./call-store.js";
+import type { CrmStore } from "./store.js";
 
 /** What the pack's tools, resources and prompts are built from. */
 export interface CrmDeps {
-  backend: CrmBackend;
-  /** Every backend call goes through it: deadline, abort signal, TimeoutError. */
-  call: BackendCaller;
+  store: CrmStore;
+  /** Every store call goes through it: deadline, abort signal, TimeoutError. */
+  call: StoreCaller;
 }

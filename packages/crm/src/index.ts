@@ -5,6 +5,21 @@
  * This file defines the complete public surface of the package. Any new export added here
  * becomes public API. Use named exports, not wildcards.
  */
+
+export { DEMO_ACCOUNTS } from "./demo-accounts.js";
+export {
+  type CrmStoreMethod,
+  type FaultOptions,
+  type FaultRule,
+  FaultyCrmStore,
+  type StoreCall,
+  withFaults,
+} from "./faulty-store.js";
+export { accountNameKey, normalizeAccountName } from "./names.js";
+export { type CrmPackOptions, crmPack, DEFAULT_STORE_TIMEOUT_MS } from "./pack.js";
+export { type SeedResult, seedDemo } from "./seed.js";
+export { CRM_MIGRATION_SCOPE, CRM_SQLITE_MIGRATIONS } from "./sqlite/migrations.js";
+export { SqliteCrmStore, type SqliteCrmStoreOptions } from "./sqlite/store.js";
 export type {
   Account,
   AccountPage,
@@ -12,25 +27,11 @@ export type {
   AccountSearch,
   AccountSearchHit,
   AccountSearchPage,
-  BackendCallOptions,
   CreateAccountOptions,
-  CrmBackend,
+  CrmStore,
   NewAccount,
+  StoreCallOptions,
   Tier,
   TierUpdate,
-} from "./backend.js";
-export { TIERS } from "./backend.js";
-export { DEMO_ACCOUNTS } from "./demo-accounts.js";
-export {
-  type BackendCall,
-  type CrmBackendMethod,
-  type FaultOptions,
-  type FaultRule,
-  FaultyCrmBackend,
-  withFaults,
-} from "./faulty-backend.js";
-export { accountNameKey, normalizeAccountName } from "./names.js";
-export { type CrmPackOptions, crmPack, DEFAULT_BACKEND_TIMEOUT_MS } from "./pack.js";
-export { type SeedResult, seedDemo } from "./seed.js";
-export { SqliteCrmBackend, type SqliteCrmBackendOptions } from "./sqlite/backend.js";
-export { CRM_MIGRATION_SCOPE, CRM_SQLITE_MIGRATIONS } from "./sqlite/migrations.js";
+} from "./store.js";
+export { TIERS } from "./store.js";

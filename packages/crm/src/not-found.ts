@@ -1,6 +1,6 @@
 import { closestMatches, NotFoundError } from "@toolshed/errors";
-import type { AccountRef, BackendCallOptions, CrmBackend } from "./backend.js";
-import type { BackendCaller } from "./call-backend.js";
+import type { StoreCaller } from "./call-store.js";
+import type { AccountRef, CrmStore, StoreCallOptions } from "./store.js";
 
 const CANDIDATES = 200;
 const SHOWN = 5;
@@ -24,13 +24,13 @@ export function accountNotFoundMessage(id: string, candidates: readonly AccountR
 
 /** Looks up the closest accounts (through the same deadline) and builds the not-found error. */
 export async function accountNotFound(
-  backend: CrmBackend,
-  call: BackendCaller,
+  store: CrmStore,
+  call: StoreCaller,
   id: string,
   signal: AbortSignal | undefined,
 ): Promise<NotFoundError> {
   const candidates = await call(signal, (s) =>
-    backend.findCandidates(id, CANDIDATES, { signal: s } satisfies BackendCallOptions),
+    store.findCandidates(id, CANDIDATES, { signal: s } satisfies StoreCallOptions),
   );
   return new NotFoundError(accountNotFoundMessage(id, candidates));
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TIERS } from "./backend.js";
+import { TIERS } from "./store.js";
 
 export const tierSchema = z.enum(TIERS);
 

@@ -1,6 +1,6 @@
 import { isToolError } from "@toolshed/errors";
-import type { CrmBackend } from "./backend.js";
 import { DEMO_ACCOUNTS } from "./demo-accounts.js";
+import type { CrmStore } from "./store.js";
 
 export interface SeedResult {
   /** Demo accounts added by this call. */
@@ -9,17 +9,17 @@ export interface SeedResult {
   skipped: number;
 }
 
-/** Fills a backend with a few dozen realistic accounts, three of them archived. Safe to call again. */
-export async function seedDemo(backend: CrmBackend): Promise<SeedResult> {
+/** Fills a store with a few dozen realistic accounts, three of them archived. Safe to call again. */
+export async function seedDemo(store: CrmStore): Promise<SeedResult> {
   let created = 0;
   let skipped = 0;
   for (const { archived, ...account } of DEMO_ACCOUNTS) {
-    if (await backend.getAccount(account.id)) {
+    if (await store.getAccount(account.id)) {
       skipped++;
       continue;
     }
     try {
-      await backend.createAccount(account);
+      await store.createAccount(account);
       created++;
     } catch (error) {
       // Another seeder won the race, or someone already has this name: leave theirs alone.
@@ -29,7 +29,7 @@ export async function seedDemo(backend: CrmBackend): Promise<SeedResult> {
       }
       throw error;
     }
-    if (archived) await backend.setArchived(account.id, true);
+    if (archived) await store.setArchived(account.id, true);
   }
   return { created, skipped };
 }

@@ -3,7 +3,7 @@ export const TIERS = ["startup", "growth", "enterprise"] as const;
 
 export type Tier = (typeof TIERS)[number];
 
-/** One CRM account as every backend returns it. */
+/** One CRM account as every store returns it. */
 export interface Account {
   id: string;
   name: string;
@@ -25,13 +25,13 @@ export interface AccountRef {
   name: string;
 }
 
-/** Passed to every backend call: aborted when the caller stops waiting (timeout, cancellation). */
-export interface BackendCallOptions {
+/** Passed to every store call: aborted when the caller stops waiting (timeout, cancellation). */
+export interface StoreCallOptions {
   signal?: AbortSignal;
 }
 
 export interface AccountSearch {
-  /** What the user typed; a backend must treat any text as words, never as query syntax. */
+  /** What the user typed; a store must treat any text as words, never as query syntax. */
   text: string;
   tier?: Tier;
   minArr: number;
@@ -70,7 +70,7 @@ export interface NewAccount {
   id?: string;
 }
 
-export interface CreateAccountOptions extends BackendCallOptions {
+export interface CreateAccountOptions extends StoreCallOptions {
   /** The same key with the same account returns the first result and writes nothing. */
   idempotencyKey?: string;
 }
@@ -87,24 +87,24 @@ export type TierUpdate =
  * @toolshed/errors classes (ConflictError, InvalidArgumentsError) or driver errors left for
  * classifyError (busy databases and lost connections are retryable).
  */
-export interface CrmBackend {
+export interface CrmStore {
   /** Full-text search over name, domain and notes, ranked, keyset-paginated. */
-  searchAccounts(search: AccountSearch, options?: BackendCallOptions): Promise<AccountSearchPage>;
-  getAccount(id: string, options?: BackendCallOptions): Promise<Account | undefined>;
+  searchAccounts(search: AccountSearch, options?: StoreCallOptions): Promise<AccountSearchPage>;
+  getAccount(id: string, options?: StoreCallOptions): Promise<Account | undefined>;
   /** Accounts by id; `limit` is capped at 100. Throws InvalidArgumentsError for a bad cursor. */
-  listAccounts(page: { limit: number; cursor?: string }, options?: BackendCallOptions): Promise<AccountPage>;
+  listAccounts(page: { limit: number; cursor?: string }, options?: StoreCallOptions): Promise<AccountPage>;
   /** Throws ConflictError when the name (ignoring case) or the id is taken, or the key was used otherwise. */
   createAccount(account: NewAccount, options?: CreateAccountOptions): Promise<Account>;
   /** Changes one account's tier in its own transaction. */
-  updateTier(id: string, tier: Tier, options?: BackendCallOptions): Promise<TierUpdate>;
+  updateTier(id: string, tier: Tier, options?: StoreCallOptions): Promise<TierUpdate>;
   /** Returns undefined when there is no such account. */
-  setArchived(id: string, archived: boolean, options?: BackendCallOptions): Promise<Account | undefined>;
+  setArchived(id: string, archived: boolean, options?: StoreCallOptions): Promise<Account | undefined>;
   /**
    * A bounded set (at most `limit`) of accounts whose id or name is near `text`, for "closest
    * match" hints; never a scan of every account.
    */
-  findCandidates(text: string, limit: number, options?: BackendCallOptions): Promise<AccountRef[]>;
+  findCandidates(text: string, limit: number, options?: StoreCallOptions): Promise<AccountRef[]>;
   /** Ids that start with `prefix`, or of accounts whose name does; at most `limit`. */
-  completeAccountIds(prefix: string, limit: number, options?: BackendCallOptions): Promise<string[]>;
+  completeAccountIds(prefix: string, limit: number, options?: StoreCallOptions): Promise<string[]>;
   close(): Promise<void>;
 }

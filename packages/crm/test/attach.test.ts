@@ -7,11 +7,11 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { attachPack } from "@toolshed/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { crmPack, SqliteCrmBackend, seedDemo, withFaults } from "../src/index.js";
+import { crmPack, SqliteCrmStore, seedDemo, withFaults } from "../src/index.js";
 import { captureLogger, errorMeta, tempDir, text } from "./helpers.js";
 
 let tmp: ReturnType<typeof tempDir>;
-let backend: SqliteCrmBackend;
+let store: SqliteCrmStore;
 let mcpServer: McpServer;
 let client: Client;
 let logs: ReturnType<typeof captureLogger>;
@@ -19,12 +19,12 @@ let faulty: ReturnType<typeof withFaults>;
 
 beforeEach(async () => {
   tmp = tempDir();
-  backend = SqliteCrmBackend.open(join(tmp.dir, "crm.db"));
-  await seedDemo(backend);
-  faulty = withFaults(backend);
+  store = SqliteCrmStore.open(join(tmp.dir, "crm.db"));
+  await seedDemo(store);
+  faulty = withFaults(store);
   logs = captureLogger();
   mcpServer = new McpServer({ name: "plain", version: "1.0.0" });
-  attachPack(mcpServer, crmPack({ backend: faulty, timeoutMs: 100 }), { logger: logs.logger });
+  attachPack(mcpServer, crmPack({ store: faulty, closeStore: true, timeoutMs: 100 }), { logger: logs.logger });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await mcpServer.connect(serverTransport);
   client = new Client({ name: "attach-test", version: "0.0.0" });
@@ -34,7 +34,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await client.close();
   await mcpServer.close();
-  await backend.close();
+  await store.close();
   tmp.remove();
 });
 
@@ -80,16 +80,16 @@ describe("attachPack on a plain McpServer", () => {
     expect(errorMeta(missing)).toEqual({ kind: "tool", code: "not_found", retryable: false });
   });
 
-  it("crm_get_account times out as a retryable error when the backend hangs", async () => {
+  it("crm_get_account times out as a retryable error when the store hangs", async () => {
     faulty.faults = { hang: true };
     const result = await call("crm_get_account", { account_id: "acc_1005" });
     expect(text(result)).toBe(
-      "Error executing tool crm_get_account: the CRM backend did not answer within 100 ms; temporary failure, safe to retry",
+      "Error executing tool crm_get_account: the CRM store did not answer within 100 ms; temporary failure, safe to retry",
     );
     expect(faulty.abortedCalls).toBe(1);
   });
 
-  it("crm_get_account masks an unknown backend error", async () => {
+  it("crm_get_account masks an unknown store error", async () => {
     faulty.faults = { throwError: new Error("token=sk-live-123") };
     const result = await call("crm_get_account", { account_id: "acc_1005" });
     expect(text(result)).toMatch(/^Error executing tool crm_get_account \(ref [0-9a-f]{8}\)$/);

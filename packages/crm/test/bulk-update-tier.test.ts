@@ -37,8 +37,8 @@ describe("crm_bulk_update_tier", () => {
     expect(result.isError).toBe(false);
     expect(result.structuredContent).toEqual(expected);
     expect(text(result)).toBe(`All 2 items succeeded.\n\n${JSON.stringify(expected, null, 2)}`);
-    expect((await crm.backend.getAccount("acc_1006"))?.tier).toBe("enterprise");
-    expect((await crm.backend.getAccount("acc_1002"))?.tier).toBe("enterprise");
+    expect((await crm.store.getAccount("acc_1006"))?.tier).toBe("enterprise");
+    expect((await crm.store.getAccount("acc_1002"))?.tier).toBe("enterprise");
   });
 
   it("repeating the call changes nothing more (idempotent)", async () => {
@@ -82,7 +82,7 @@ describe("crm_bulk_update_tier", () => {
       ].join("\n"),
     );
     expect(result._meta?.["toolshed.dev/error"]).toBeUndefined();
-    expect((await crm.backend.getAccount("acc_1034"))?.tier).toBe("enterprise");
+    expect((await crm.store.getAccount("acc_1034"))?.tier).toBe("enterprise");
   });
 
   it("C11: all failed is isError with the same structured content", async () => {
@@ -107,7 +107,7 @@ describe("crm_bulk_update_tier", () => {
     expect(errorMeta(missing)).toEqual({ kind: "tool", code: "not_found", retryable: false });
   });
 
-  it("backend failures are per item: classified, retryable where they are, masked where unknown; the rest commit", async () => {
+  it("store failures are per item: classified, retryable where they are, masked where unknown; the rest commit", async () => {
     crm = await startCrm({
       timeoutMs: 80,
       faults: {
@@ -136,7 +136,7 @@ describe("crm_bulk_update_tier", () => {
         message: expect.stringMatching(/^a service this tool depends on could not be reached \(ref [0-9a-f]{8}\)$/),
         retryable: true,
       },
-      { id: "acc_1003", reason: "timeout", message: "the CRM backend did not answer within 80 ms", retryable: true },
+      { id: "acc_1003", reason: "timeout", message: "the CRM store did not answer within 80 ms", retryable: true },
       {
         id: "acc_1004",
         reason: "internal_error",
@@ -156,7 +156,7 @@ describe("crm_bulk_update_tier", () => {
     expect(JSON.stringify(warned)).toContain("ECONNRESET");
     expect(crm.faulty.abortedCalls).toBe(1);
     const tiers = await Promise.all(
-      ["acc_1001", "acc_1002", "acc_1003", "acc_1004", "acc_1006"].map((id) => crm.backend.getAccount(id)),
+      ["acc_1001", "acc_1002", "acc_1003", "acc_1004", "acc_1006"].map((id) => crm.store.getAccount(id)),
     );
     expect(tiers.map((a) => a?.tier)).toEqual(["growth", "growth", "growth", "enterprise", "growth"]);
   });

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { connectInMemory, createServer } from "@toolshed/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { crmPack, SqliteCrmBackend } from "../src/index.js";
+import { crmPack, SqliteCrmStore } from "../src/index.js";
 import { type CrmFixture, captureLogger, databaseState, errorMeta, startCrm, tempDir, text } from "./helpers.js";
 
 let crm: CrmFixture;
@@ -125,10 +125,15 @@ describe("idempotency across processes", () => {
   });
   afterEach(() => tmp.remove());
 
-  it("two servers with their own backends on one file make one account for racing calls with one key", async () => {
+  it("two servers with their own stores on one file make one account for racing calls with one key", async () => {
     const path = join(tmp.dir, "shared.db");
-    const servers = [SqliteCrmBackend.open(path), SqliteCrmBackend.open(path)].map((backend) =>
-      createServer({ name: "crm", version: "1", packs: [crmPack({ backend })], logger: captureLogger().logger }),
+    const servers = [SqliteCrmStore.open(path), SqliteCrmStore.open(path)].map((store) =>
+      createServer({
+        name: "crm",
+        version: "1",
+        packs: [crmPack({ store, closeStore: true })],
+        logger: captureLogger().logger,
+      }),
     );
     const clients = await Promise.all(servers.map((s) => connectInMemory(s)));
     const results = (await Promise.all(

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectInMemory, createServer } from "@toolshed/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { crmPack, SqliteCrmBackend } from "../src/index.js";
+import { crmPack, SqliteCrmStore } from "../src/index.js";
 import { type CrmFixture, captureLogger, startCrm } from "./helpers.js";
 
 let crm: CrmFixture;
@@ -119,7 +119,7 @@ describe("definitions", () => {
       name: "ro",
       version: "1",
       readOnly: true,
-      packs: [crmPack({ backend: crm.backend, closeBackend: false })],
+      packs: [crmPack({ store: crm.store, closeStore: false })],
       logger: captureLogger().logger,
     });
     const client = await connectInMemory(server);
@@ -134,17 +134,17 @@ describe("definitions", () => {
 
 describe("crmPack options", () => {
   it("rejects a timeout that is not a positive number of milliseconds", () => {
-    const backend = SqliteCrmBackend.open(":memory:");
-    expect(() => crmPack({ backend, timeoutMs: 0 })).toThrow(
+    const store = SqliteCrmStore.open(":memory:");
+    expect(() => crmPack({ store, timeoutMs: 0 })).toThrow(
       "crmPack: timeoutMs must be a positive number of milliseconds (got 0)",
     );
-    expect(() => crmPack({ backend, timeoutMs: Number.NaN })).toThrow(/got NaN/);
+    expect(() => crmPack({ store, timeoutMs: Number.NaN })).toThrow(/got NaN/);
   });
 
-  it("closes the backend with the server unless told not to", async () => {
-    const owned = SqliteCrmBackend.open(":memory:");
-    const kept = SqliteCrmBackend.open(":memory:");
-    for (const pack of [crmPack({ backend: owned }), crmPack({ backend: kept, closeBackend: false })]) {
+  it("closes the store with the server only when told to (closeStore: true)", async () => {
+    const owned = SqliteCrmStore.open(":memory:");
+    const kept = SqliteCrmStore.open(":memory:");
+    for (const pack of [crmPack({ store: owned, closeStore: true }), crmPack({ store: kept })]) {
       const server = createServer({ name: "c", version: "1", packs: [pack], logger: captureLogger().logger });
       await server.close();
     }

@@ -1,11 +1,11 @@
-// How the tools behave when the backend is slow, hangs, drops the connection or throws (C7, C9, C10).
+// How the tools behave when the store is slow, hangs, drops the connection or throws (C7, C9, C10).
 
 import { join } from "node:path";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { connectInMemory, createServer } from "@toolshed/server";
 import { openSqlite } from "@toolshed/storage";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { crmPack, DEFAULT_BACKEND_TIMEOUT_MS, SqliteCrmBackend, withFaults } from "../src/index.js";
+import { crmPack, DEFAULT_STORE_TIMEOUT_MS, SqliteCrmStore, withFaults } from "../src/index.js";
 import { type CrmFixture, captureLogger, databaseState, errorMeta, startCrm, tempDir, text } from "./helpers.js";
 
 const SECRET = "postgres://crm:hunter2@10.0.0.7/crm password=hunter2";
@@ -29,7 +29,7 @@ describe("latency and timeouts", () => {
     expect(crm.faulty.abortedCalls).toBe(0);
   });
 
-  it("a hanging backend is a retryable timeout after the configured time, and the hang is aborted", async () => {
+  it("a hanging store is a retryable timeout after the configured time, and the hang is aborted", async () => {
     crm = await startCrm({ timeoutMs: 100, faults: { hang: true } });
     const started = performance.now();
     const result = await crm.call("crm_get_account", { account_id: "acc_1001" });
@@ -38,7 +38,7 @@ describe("latency and timeouts", () => {
     expect(elapsed).toBeLessThan(1000);
     expect(result.isError).toBe(true);
     expect(text(result)).toBe(
-      "Error executing tool crm_get_account: the CRM backend did not answer within 100 ms; temporary failure, safe to retry",
+      "Error executing tool crm_get_account: the CRM store did not answer within 100 ms; temporary failure, safe to retry",
     );
     expect(errorMeta(result)).toEqual({ kind: "tool", code: "timeout", retryable: true });
     expect(result.structuredContent).toBeUndefined();
@@ -49,12 +49,12 @@ describe("latency and timeouts", () => {
     crm = await startCrm({ timeoutMs: 50, faults: { latencyMs: 2000 } });
     const result = await crm.call("crm_search_accounts", { query: "acme" });
     expect(text(result)).toBe(
-      "Error executing tool crm_search_accounts: the CRM backend did not answer within 50 ms; temporary failure, safe to retry",
+      "Error executing tool crm_search_accounts: the CRM store did not answer within 50 ms; temporary failure, safe to retry",
     );
     expect(crm.faulty.abortedCalls).toBe(1);
   });
 
-  it("the timeout applies to every backend call a tool makes, including the closest-match lookup", async () => {
+  it("the timeout applies to every store call a tool makes, including the closest-match lookup", async () => {
     crm = await startCrm({ timeoutMs: 80, faults: { hang: (call) => call.method === "findCandidates" } });
     const result = await crm.call("crm_get_account", { account_id: "acc_nope" });
     expect(errorMeta(result)).toEqual({ kind: "tool", code: "timeout", retryable: true });
@@ -70,11 +70,11 @@ describe("latency and timeouts", () => {
   });
 
   it("the default timeout is 5 s", async () => {
-    expect(DEFAULT_BACKEND_TIMEOUT_MS).toBe(5000);
+    expect(DEFAULT_STORE_TIMEOUT_MS).toBe(5000);
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    const backend = withFaults(SqliteCrmBackend.open(":memory:"), { hang: true });
+    const store = withFaults(SqliteCrmStore.open(":memory:"), { hang: true });
     const { logger } = captureLogger();
-    const server = createServer({ name: "t", version: "1", packs: [crmPack({ backend })], logger });
+    const server = createServer({ name: "t", version: "1", packs: [crmPack({ store, closeStore: true })], logger });
     const client = await connectInMemory(server);
     let settled = false;
     const pending = client.callTool({ name: "crm_get_account", arguments: { account_id: "acc_1" } }).finally(() => {
@@ -85,20 +85,20 @@ describe("latency and timeouts", () => {
     await vi.advanceTimersByTimeAsync(20);
     const result = await pending;
     expect((result.content as Array<{ text: string }>)[0]?.text).toBe(
-      "Error executing tool crm_get_account: the CRM backend did not answer within 5000 ms; temporary failure, safe to retry",
+      "Error executing tool crm_get_account: the CRM store did not answer within 5000 ms; temporary failure, safe to retry",
     );
     vi.useRealTimers();
     await client.close();
     await server.close();
   });
 
-  it("when the server's own call timeout is shorter, it wins and still aborts the backend call", async () => {
-    const backend = withFaults(SqliteCrmBackend.open(":memory:"), { hang: true });
+  it("when the server's own call timeout is shorter, it wins and still aborts the store call", async () => {
+    const store = withFaults(SqliteCrmStore.open(":memory:"), { hang: true });
     const { logger } = captureLogger();
     const server = createServer({
       name: "t",
       version: "1",
-      packs: [crmPack({ backend, timeoutMs: 5000 })],
+      packs: [crmPack({ store, closeStore: true, timeoutMs: 5000 })],
       timeoutMs: 60,
       logger,
     });
@@ -107,7 +107,7 @@ describe("latency and timeouts", () => {
     expect((result.content as Array<{ text: string }>)[0]?.text).toBe(
       "Error executing tool crm_get_account: timed out after 60 ms; temporary failure, safe to retry",
     );
-    await vi.waitFor(() => expect(backend.abortedCalls).toBe(1));
+    await vi.waitFor(() => expect(store.abortedCalls).toBe(1));
     await client.close();
     await server.close();
   });
@@ -142,7 +142,7 @@ describe("classified and masked failures", () => {
     );
   });
 
-  it("C7: an unknown backend error is masked; its secret only reaches the server log, under the same ref", async () => {
+  it("C7: an unknown store error is masked; its secret only reaches the server log, under the same ref", async () => {
     crm = await startCrm({ faults: { throwError: new Error(`connect failed: ${SECRET}`) } });
     for (const [tool, args] of [
       ["crm_get_account", { account_id: "acc_1001" }],
@@ -163,11 +163,11 @@ describe("classified and masked failures", () => {
   it("a real locked SQLite file is a retryable unavailable error, and nothing is written", async () => {
     const tmp = tempDir();
     const path = join(tmp.dir, "locked.db");
-    const backend = SqliteCrmBackend.open(path, { busyTimeoutMs: 0 });
+    const store = SqliteCrmStore.open(path, { busyTimeoutMs: 0 });
     const server = createServer({
       name: "t",
       version: "1",
-      packs: [crmPack({ backend })],
+      packs: [crmPack({ store, closeStore: true })],
       logger: captureLogger().logger,
     });
     const client = await connectInMemory(server);
@@ -210,7 +210,7 @@ describe("classified and masked failures", () => {
     expect(databaseState(crm.dbPath)).toEqual(before);
   });
 
-  it("C7: resources and prompts mask unknown backend errors too", async () => {
+  it("C7: resources and prompts mask unknown store errors too", async () => {
     crm = await startCrm({ faults: { throwError: new Error(`resource read: ${SECRET}`) } });
     const client = crm.client;
     for (const request of [

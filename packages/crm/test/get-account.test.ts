@@ -13,7 +13,7 @@ describe("crm_get_account", () => {
     crm = await startCrm();
     const result = await crm.call("crm_get_account", { account_id: "acc_1001" });
     expect(result.isError).toBeFalsy();
-    const account = await crm.backend.getAccount("acc_1001");
+    const account = await crm.store.getAccount("acc_1001");
     expect(account).toEqual({
       id: "acc_1001",
       name: "Acme Corp",

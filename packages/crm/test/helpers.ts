@@ -1,66 +1,25 @@
 // Shared set-up for the end-to-end tests: a real SQLite file, the pack on a Toolshed server, a real SDK Client.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "@toolshed/schema";
 import { connectInMemory, createLogger, createServer, type ToolshedServer } from "@toolshed/server";
 import { openSqlite } from "@toolshed/storage";
-import {
-  crmPack,
-  type FaultOptions,
-  type FaultyCrmBackend,
-  SqliteCrmBackend,
-  seedDemo,
-  withFaults,
-} from "../src/index.js";
+import { captureLogger as captureWith, tempDir } from "@toolshed/test-support";
+import { crmPack, type FaultOptions, type FaultyCrmStore, SqliteCrmStore, seedDemo, withFaults } from "../src/index.js";
 
 export const META = "toolshed.dev/error";
 
-export interface ErrorMeta {
-  kind: string;
-  code: string;
-  retryable: boolean;
-  ref?: string;
-  retryAfterMs?: number;
-  issues?: Array<{ path: string; message: string }>;
-}
+export { errorMeta, resultText as text, tempDir } from "@toolshed/test-support";
 
-/** The text of a tool result's content blocks, joined by newlines. */
-export function text(result: CallToolResult): string {
-  return (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("\n");
-}
-
-export function errorMeta(result: CallToolResult): ErrorMeta | undefined {
-  return result._meta?.[META] as ErrorMeta | undefined;
-}
-
-/** A temporary folder for database files, removed by the returned function. */
-export function tempDir(): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), "toolshed-crm-"));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** A pino logger writing into an array, to read what the server logged. */
-export function captureLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n")) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: createLogger({ destination: stream, level: "debug" }), lines };
-}
+/** A logger from @toolshed/server's createLogger whose JSON lines land in `lines`. */
+export const captureLogger = () => captureWith(createLogger);
 
 export interface CrmFixture {
   client: Client;
   server: ToolshedServer;
-  backend: SqliteCrmBackend;
-  faulty: FaultyCrmBackend;
+  store: SqliteCrmStore;
+  faulty: FaultyCrmStore;
   dbPath: string;
   logs: Array<Record<string, unknown>>;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
@@ -71,23 +30,23 @@ export interface CrmFixture {
 export async function startCrm(
   options: { timeoutMs?: number; faults?: FaultOptions; seed?: boolean } = {},
 ): Promise<CrmFixture> {
-  const tmp = tempDir();
+  const tmp = tempDir("crm");
   const dbPath = join(tmp.dir, "crm.db");
-  const backend = SqliteCrmBackend.open(dbPath);
-  if (options.seed !== false) await seedDemo(backend);
-  const faulty = withFaults(backend, options.faults);
+  const store = SqliteCrmStore.open(dbPath);
+  if (options.seed !== false) await seedDemo(store);
+  const faulty = withFaults(store, options.faults);
   const captured = captureLogger();
   const server = createServer({
     name: "crm-test",
     version: "1.0.0",
-    packs: [crmPack({ backend: faulty, timeoutMs: options.timeoutMs })],
+    packs: [crmPack({ store: faulty, closeStore: true, timeoutMs: options.timeoutMs })],
     logger: captured.logger,
   });
   const client = await connectInMemory(server);
   return {
     client,
     server,
-    backend,
+    store,
     faulty,
     dbPath,
     logs: captured.lines,

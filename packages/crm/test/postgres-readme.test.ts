@@ -11,7 +11,7 @@ it.skipIf(!reachable)("the README's PostgreSQL example runs and does what its co
   const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
   const section = readme.slice(readme.indexOf("## PostgreSQL"));
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  expect(code).toContain('PostgresCrmBackend.open("postgres://toolshed@127.0.0.1:5432/toolshed"');
+  expect(code).toContain('PostgresCrmStore.open("postgres://toolshed@127.0.0.1:5432/toolshed"');
   const db = await createTestSchema();
   // The example as printed, pointed at a fresh schema of the test database; no types, so it runs as JS.
   const file = new URL(`../.readme-postgres-${randomBytes(4).toString("hex")}.mjs`, import.meta.url);

@@ -1,21 +1,21 @@
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CRM_PG_MIGRATIONS, PostgresCrmBackend } from "../src/postgres/index.js";
-import { describeCrmBackendContract } from "./store-contract.js";
+import { CRM_PG_MIGRATIONS, PostgresCrmStore } from "../src/postgres/index.js";
+import { describeCrmStoreContract } from "./store-contract.js";
 
 const reachable = await pgReachable();
 if (!reachable) process.stderr.write(`PostgreSQL store tests SKIPPED: ${TEST_DATABASE_URL} is not reachable\n`);
 
-describe.skipIf(!reachable)("PostgresCrmBackend", () => {
+describe.skipIf(!reachable)("PostgresCrmStore", () => {
   // The factory runs before every contract test: each gets a fresh, empty schema of its own,
   // dropped again by its cleanup, so tests never see each other's rows.
-  describeCrmBackendContract("PostgreSQL, a fresh schema per test", async () => {
+  describeCrmStoreContract("PostgreSQL, a fresh schema per test", async () => {
     const db = await createTestSchema();
-    const backend = await PostgresCrmBackend.open({ pool: db.pool() });
+    const store = await PostgresCrmStore.open({ pool: db.pool() });
     return {
-      backend,
+      store,
       cleanup: async () => {
-        await backend.close();
+        await store.close();
         await db.drop();
       },
     };
@@ -30,8 +30,8 @@ describe.skipIf(!reachable)("PostgresCrmBackend", () => {
 
     it("instances opening at once migrate once, and share ids, names and keys", async () => {
       const [a, b] = await Promise.all([
-        PostgresCrmBackend.open(db.url, { schema: db.schema }),
-        PostgresCrmBackend.open({ pool: db.pool() }),
+        PostgresCrmStore.open(db.url, { schema: db.schema }),
+        PostgresCrmStore.open({ pool: db.pool() }),
       ]);
       const versions = await db
         .pool()
@@ -51,21 +51,21 @@ describe.skipIf(!reachable)("PostgresCrmBackend", () => {
 
     it("a database migrated by a newer release is refused with a message that says what to do", async () => {
       await db.pool().query("INSERT INTO toolshed_migrations (scope, version, name) VALUES ('crm', 99, 'future')");
-      await expect(PostgresCrmBackend.open({ pool: db.pool() })).rejects.toThrow(
+      await expect(PostgresCrmStore.open({ pool: db.pool() })).rejects.toThrow(
         `has crm schema version 99, newer than this release knows (${CRM_PG_MIGRATIONS.length})`,
       );
       await db.pool().query("DELETE FROM toolshed_migrations WHERE scope = 'crm' AND version = 99");
     });
 
     it("text with NUL characters finds nothing instead of failing, and is refused on create", async () => {
-      const backend = await PostgresCrmBackend.open({ pool: db.pool() });
-      expect(await backend.getAccount("acc\u0000x")).toBeUndefined();
-      expect(await backend.completeAccountIds("zz\u0000", 5)).toEqual([]);
-      expect((await backend.searchAccounts({ text: "zz\u0000top", minArr: 0, limit: 5 })).hits).toEqual([]);
-      await expect(backend.createAccount({ name: "Bad\u0000Name", tier: "growth", arr: 1 })).rejects.toThrow(
+      const store = await PostgresCrmStore.open({ pool: db.pool() });
+      expect(await store.getAccount("acc\u0000x")).toBeUndefined();
+      expect(await store.completeAccountIds("zz\u0000", 5)).toEqual([]);
+      expect((await store.searchAccounts({ text: "zz\u0000top", minArr: 0, limit: 5 })).hits).toEqual([]);
+      await expect(store.createAccount({ name: "Bad\u0000Name", tier: "growth", arr: 1 })).rejects.toThrow(
         "name must not contain NUL characters",
       );
-      await backend.close();
+      await store.close();
     });
   });
 });

@@ -1,4 +1,4 @@
-// The pack's tools on the PostgreSQL backend, through a real SDK Client: what a model would see.
+// The pack's tools on the PostgreSQL store, through a real SDK Client: what a model would see.
 
 import { connect, createServer as createTcpServer, type Socket, type Server as TcpServer } from "node:net";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -11,19 +11,19 @@ import {
   type TestSchema,
 } from "@toolshed/storage/postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type CrmBackend, crmPack, SqliteCrmBackend, seedDemo } from "../src/index.js";
-import { PostgresCrmBackend, type PostgresCrmBackendOptions } from "../src/postgres/index.js";
+import { type CrmStore, crmPack, SqliteCrmStore, seedDemo } from "../src/index.js";
+import { PostgresCrmStore, type PostgresCrmStoreOptions } from "../src/postgres/index.js";
 import { captureLogger, errorMeta, text } from "./helpers.js";
 
 const reachable = await pgReachable();
 if (!reachable) process.stderr.write(`PostgreSQL tool tests SKIPPED: ${TEST_DATABASE_URL} is not reachable\n`);
 
-/** The pack on one backend, served by a Toolshed server, with a connected SDK Client. */
-async function serve(backend: CrmBackend, timeoutMs = 20_000) {
+/** The pack on one store, served by a Toolshed server, with a connected SDK Client. */
+async function serve(store: CrmStore, timeoutMs = 20_000) {
   const server = createServer({
     name: "crm-pg-test",
     version: "1.0.0",
-    packs: [crmPack({ backend, timeoutMs })],
+    packs: [crmPack({ store, closeStore: true, timeoutMs })],
     logger: captureLogger().logger,
   });
   const client = await connectInMemory(server);
@@ -80,11 +80,11 @@ async function startProxy(target: URL) {
 
 describe.skipIf(!reachable)("CRM tools on PostgreSQL", () => {
   let db: TestSchema;
-  const opened: CrmBackend[] = [];
-  const open = async (options: PostgresCrmBackendOptions = {}, url?: string) => {
-    const backend = await PostgresCrmBackend.open(url ?? db.url, { schema: db.schema, ...options });
-    opened.push(backend);
-    return backend;
+  const opened: CrmStore[] = [];
+  const open = async (options: PostgresCrmStoreOptions = {}, url?: string) => {
+    const store = await PostgresCrmStore.open(url ?? db.url, { schema: db.schema, ...options });
+    opened.push(store);
+    return store;
   };
 
   beforeAll(async () => {
@@ -98,9 +98,9 @@ describe.skipIf(!reachable)("CRM tools on PostgreSQL", () => {
 
   it("searches with ranking, [marked] snippets and cursors, finding what the SQLite store finds", async () => {
     const pg = await serve(await open());
-    const sqliteBackend = SqliteCrmBackend.open(":memory:");
-    await seedDemo(sqliteBackend);
-    const lite = await serve(sqliteBackend);
+    const sqliteStore = SqliteCrmStore.open(":memory:");
+    await seedDemo(sqliteStore);
+    const lite = await serve(sqliteStore);
     try {
       const first = await pg.call("crm_search_accounts", { query: "logistics", tier: "growth", limit: 2 });
       expect(first.isError).toBeFalsy();

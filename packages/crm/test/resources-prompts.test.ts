@@ -52,13 +52,13 @@ describe("resource crm://accounts/{account_id}", () => {
   });
 
   it("the list is bounded at 100", async () => {
-    for (let i = 0; i < 80; i++) await crm.backend.createAccount({ name: `Filler ${i}`, tier: "startup", arr: i });
+    for (let i = 0; i < 80; i++) await crm.store.createAccount({ name: `Filler ${i}`, tier: "startup", arr: i });
     const { resources } = await crm.client.listResources();
     expect(resources).toHaveLength(100);
   });
 
   it("reads one account as JSON", async () => {
-    const account = await crm.backend.getAccount("acc_1004");
+    const account = await crm.store.getAccount("acc_1004");
     const result = await crm.client.readResource({ uri: "crm://accounts/acc_1004" });
     expect(result.contents).toEqual([
       { uri: "crm://accounts/acc_1004", mimeType: "application/json", text: JSON.stringify(account, null, 2) },
@@ -73,10 +73,10 @@ describe("resource crm://accounts/{account_id}", () => {
     );
   });
 
-  it("a hanging backend is a timeout error, not a hang", async () => {
+  it("a hanging store is a timeout error, not a hang", async () => {
     crm.faulty.faults = { hang: true };
     const error = await failure(crm.client.readResource({ uri: "crm://accounts/acc_1001" }));
-    expect(error.message).toBe("MCP error -32603: the CRM backend did not answer within 100 ms");
+    expect(error.message).toBe("MCP error -32603: the CRM store did not answer within 100 ms");
     expect(error.data).toEqual({ "toolshed.dev/error": { kind: "tool", code: "timeout", retryable: true } });
   });
 
@@ -107,7 +107,7 @@ describe("prompt account_brief", () => {
   });
 
   it("renders a request for a brief with the account's data", async () => {
-    const account = await crm.backend.getAccount("acc_1002");
+    const account = await crm.store.getAccount("acc_1002");
     const result = await crm.client.getPrompt({ name: "account_brief", arguments: { account_id: "acc_1002" } });
     expect(result).toEqual({
       description: "Ask for a short brief on one CRM account, with the account's data included",

@@ -1,28 +1,31 @@
 import { join } from "node:path";
 import { openSqlite, runMigrations } from "@toolshed/storage";
+import { forEachSqliteDriver } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CRM_MIGRATION_SCOPE, CRM_SQLITE_MIGRATIONS, SqliteCrmBackend } from "../src/index.js";
+import { CRM_MIGRATION_SCOPE, CRM_SQLITE_MIGRATIONS, SqliteCrmStore } from "../src/index.js";
 import { tempDir } from "./helpers.js";
-import { describeCrmBackendContract } from "./store-contract.js";
+import { describeCrmStoreContract } from "./store-contract.js";
 
-describeCrmBackendContract("SQLite file in a temp dir", async () => {
-  const tmp = tempDir();
-  const backend = SqliteCrmBackend.open(join(tmp.dir, "nested", "crm.db"));
-  return {
-    backend,
-    cleanup: async () => {
-      await backend.close();
-      tmp.remove();
-    },
-  };
+forEachSqliteDriver((driver) => {
+  describeCrmStoreContract(`SQLite file in a temp dir (${driver})`, async () => {
+    const tmp = tempDir();
+    const store = SqliteCrmStore.open(join(tmp.dir, "nested", "crm.db"), { driver });
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        tmp.remove();
+      },
+    };
+  });
+
+  describeCrmStoreContract(`SQLite :memory: (${driver})`, async () => {
+    const store = SqliteCrmStore.open(":memory:", { driver });
+    return { store, cleanup: () => store.close() };
+  });
 });
 
-describeCrmBackendContract("SQLite :memory:", async () => {
-  const backend = SqliteCrmBackend.open(":memory:");
-  return { backend, cleanup: () => backend.close() };
-});
-
-describe("SqliteCrmBackend on a file", () => {
+describe("SqliteCrmStore on a file", () => {
   let tmp: ReturnType<typeof tempDir>;
   let path: string;
   beforeEach(() => {
@@ -51,8 +54,8 @@ describe("SqliteCrmBackend on a file", () => {
       );
     old.close();
 
-    const backend = SqliteCrmBackend.open(path);
-    expect(await backend.getAccount("acc_old")).toEqual({
+    const store = SqliteCrmStore.open(path);
+    expect(await store.getAccount("acc_old")).toEqual({
       id: "acc_old",
       name: "Legacy Freight",
       tier: "growth",
@@ -63,13 +66,13 @@ describe("SqliteCrmBackend on a file", () => {
       created_at: "2024-01-01T00:00:00.000Z",
       updated_at: "2024-01-01T00:00:00.000Z",
     });
-    const found = await backend.searchAccounts({ text: "freight", minArr: 0, limit: 5 });
+    const found = await store.searchAccounts({ text: "freight", minArr: 0, limit: 5 });
     expect(found.hits.map((h) => h.account.id)).toEqual(["acc_old"]);
-    const created = await backend.createAccount({ name: "Newco", tier: "startup", arr: 1, notes: "ships freight" });
+    const created = await store.createAccount({ name: "Newco", tier: "startup", arr: 1, notes: "ships freight" });
     expect(
-      (await backend.searchAccounts({ text: "freight", minArr: 0, limit: 5 })).hits.map((h) => h.account.id).sort(),
+      (await store.searchAccounts({ text: "freight", minArr: 0, limit: 5 })).hits.map((h) => h.account.id).sort(),
     ).toEqual([created.id, "acc_old"].sort());
-    await backend.close();
+    await store.close();
 
     const check = openSqlite(path);
     const versions = check
@@ -84,14 +87,14 @@ describe("SqliteCrmBackend on a file", () => {
     const db = openSqlite(path);
     runMigrations(db, CRM_MIGRATION_SCOPE, [...CRM_SQLITE_MIGRATIONS, { version: 99, name: "future", up: "SELECT 1" }]);
     db.close();
-    expect(() => SqliteCrmBackend.open(path)).toThrow(
+    expect(() => SqliteCrmStore.open(path)).toThrow(
       `database ${path} has crm schema version 99, newer than this release knows (${CRM_SQLITE_MIGRATIONS.length}); upgrade Toolshed to a release that knows it, or use another database`,
     );
   });
 
-  it("two backends on one file share idempotency keys and name uniqueness", async () => {
-    const a = SqliteCrmBackend.open(path);
-    const b = SqliteCrmBackend.open(path);
+  it("two stores on one file share idempotency keys and name uniqueness", async () => {
+    const a = SqliteCrmStore.open(path);
+    const b = SqliteCrmStore.open(path);
     const account = { name: "Shared Co", tier: "growth" as const, arr: 10 };
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).createAccount(account, { idempotencyKey: "shared-key" })),
@@ -104,11 +107,11 @@ describe("SqliteCrmBackend on a file", () => {
   });
 
   it("close is safe to call twice, and the file reopens with its data", async () => {
-    const backend = SqliteCrmBackend.open(path);
-    const created = await backend.createAccount({ name: "Keep Me", tier: "startup", arr: 3 });
-    await backend.close();
-    await backend.close();
-    const again = SqliteCrmBackend.open(path);
+    const store = SqliteCrmStore.open(path);
+    const created = await store.createAccount({ name: "Keep Me", tier: "startup", arr: 3 });
+    await store.close();
+    await store.close();
+    const again = SqliteCrmStore.open(path);
     expect(await again.getAccount(created.id)).toEqual(created);
     await again.close();
   });

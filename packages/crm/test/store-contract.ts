@@ -1,11 +1,11 @@
-// The behaviour every CrmBackend must have, written against the interface only, so that any
+// The behaviour every CrmStore must have, written against the interface only, so that any
 // implementation (SQLite today, PostgreSQL later) runs the same suite.
 
 import { ConflictError, InvalidArgumentsError } from "@toolshed/errors";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Account, CrmBackend, NewAccount } from "../src/index.js";
+import type { Account, CrmStore, NewAccount } from "../src/index.js";
 
-export type MakeBackend = () => Promise<{ backend: CrmBackend; cleanup: () => Promise<void> }>;
+export type MakeStore = () => Promise<{ store: CrmStore; cleanup: () => Promise<void> }>;
 
 const ACME: NewAccount = {
   name: "Acme Corp",
@@ -15,26 +15,25 @@ const ACME: NewAccount = {
   notes: "Renewal in Q3",
 };
 
-async function searchAll(backend: CrmBackend, text: string, limit: number) {
+async function searchAll(store: CrmStore, text: string, limit: number) {
   const ids: string[] = [];
   let cursor: string | undefined;
   let pages = 0;
   do {
-    const page = await backend.searchAccounts({ text, minArr: 0, limit, cursor });
+    const page = await store.searchAccounts({ text, minArr: 0, limit, cursor });
     ids.push(...page.hits.map((h) => h.account.id));
     cursor = page.nextCursor ?? undefined;
     pages++;
   } while (cursor !== undefined && pages < 50);
   return { ids, pages };
 }
-
-export function describeCrmBackendContract(label: string, makeBackend: MakeBackend): void {
-  describe(`CrmBackend contract: ${label}`, () => {
-    let backend: CrmBackend;
+export function describeCrmStoreContract(label: string, makeStore: MakeStore): void {
+  describe(`CrmStore contract: ${label}`, () => {
+    let store: CrmStore;
     let cleanup: () => Promise<void>;
 
     beforeEach(async () => {
-      ({ backend, cleanup } = await makeBackend());
+      ({ store, cleanup } = await makeStore());
     });
 
     afterEach(async () => {
@@ -43,7 +42,7 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
 
     describe("create and get", () => {
       it("creates an account with a new id, normalized name and timestamps, and gets it back", async () => {
-        const created = await backend.createAccount({ ...ACME, name: "  Acme   Corp " });
+        const created = await store.createAccount({ ...ACME, name: "  Acme   Corp " });
         expect(created).toEqual({
           id: created.id,
           name: "Acme Corp",
@@ -57,32 +56,32 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
         });
         expect(created.id).toMatch(/^acc_[0-9a-f]{12}$/);
         expect(Number.isNaN(Date.parse(created.created_at))).toBe(false);
-        expect(await backend.getAccount(created.id)).toEqual(created);
+        expect(await store.getAccount(created.id)).toEqual(created);
       });
 
       it("leaves domain and notes null when absent, and keeps a fixed id when given", async () => {
-        const created = await backend.createAccount({ id: "acc_fixed", name: "Globex", tier: "growth", arr: 0 });
+        const created = await store.createAccount({ id: "acc_fixed", name: "Globex", tier: "growth", arr: 0 });
         expect(created).toMatchObject({ id: "acc_fixed", domain: null, notes: null, arr: 0 });
-        expect((await backend.getAccount("acc_fixed"))?.name).toBe("Globex");
+        expect((await store.getAccount("acc_fixed"))?.name).toBe("Globex");
       });
 
       it("answers undefined for an unknown id", async () => {
-        expect(await backend.getAccount("acc_missing")).toBeUndefined();
+        expect(await store.getAccount("acc_missing")).toBeUndefined();
       });
 
       it("rejects a name taken ignoring case with a conflict naming the existing account", async () => {
-        const first = await backend.createAccount(ACME);
-        const attempt = backend.createAccount({ name: "ACME  corp", tier: "startup", arr: 1 });
+        const first = await store.createAccount(ACME);
+        const attempt = store.createAccount({ name: "ACME  corp", tier: "startup", arr: 1 });
         await expect(attempt).rejects.toBeInstanceOf(ConflictError);
         await expect(attempt).rejects.toThrow(
           `An account named 'ACME corp' already exists: ${first.id} (Acme Corp). Names are unique ignoring case; use that account or choose another name`,
         );
-        expect((await backend.listAccounts({ limit: 10 })).accounts).toHaveLength(1);
+        expect((await store.listAccounts({ limit: 10 })).accounts).toHaveLength(1);
       });
 
       it("rejects a fixed id that is taken", async () => {
-        await backend.createAccount({ ...ACME, id: "acc_1" });
-        await expect(backend.createAccount({ id: "acc_1", name: "Other", tier: "growth", arr: 5 })).rejects.toThrow(
+        await store.createAccount({ ...ACME, id: "acc_1" });
+        await expect(store.createAccount({ id: "acc_1", name: "Other", tier: "growth", arr: 5 })).rejects.toThrow(
           new ConflictError("Account id 'acc_1' is already taken by Acme Corp; leave the id out to get a new one"),
         );
       });
@@ -90,36 +89,36 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
 
     describe("idempotency keys", () => {
       it("the same key and account return the first result and create nothing more", async () => {
-        const first = await backend.createAccount(ACME, { idempotencyKey: "k-1" });
-        const again = await backend.createAccount(ACME, { idempotencyKey: "k-1" });
+        const first = await store.createAccount(ACME, { idempotencyKey: "k-1" });
+        const again = await store.createAccount(ACME, { idempotencyKey: "k-1" });
         expect(again).toEqual(first);
-        expect((await backend.listAccounts({ limit: 10 })).accounts).toEqual([first]);
+        expect((await store.listAccounts({ limit: 10 })).accounts).toEqual([first]);
       });
 
       it("racing creates with one key make one account and all get the same answer", async () => {
         const answers = await Promise.all(
-          Array.from({ length: 20 }, () => backend.createAccount(ACME, { idempotencyKey: "race" })),
+          Array.from({ length: 20 }, () => store.createAccount(ACME, { idempotencyKey: "race" })),
         );
         expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
-        expect((await backend.listAccounts({ limit: 10 })).accounts).toHaveLength(1);
+        expect((await store.listAccounts({ limit: 10 })).accounts).toHaveLength(1);
       });
 
       it("the same key with another account is a conflict and writes nothing", async () => {
-        await backend.createAccount(ACME, { idempotencyKey: "k-2" });
+        await store.createAccount(ACME, { idempotencyKey: "k-2" });
         await expect(
-          backend.createAccount({ name: "Globex", tier: "growth", arr: 10 }, { idempotencyKey: "k-2" }),
+          store.createAccount({ name: "Globex", tier: "growth", arr: 10 }, { idempotencyKey: "k-2" }),
         ).rejects.toThrow(
           new ConflictError(
             "idempotency_key 'k-2' was already used with different arguments; use a new key for a new request, or repeat the original arguments",
           ),
         );
-        expect((await backend.listAccounts({ limit: 10 })).accounts.map((a) => a.name)).toEqual(["Acme Corp"]);
+        expect((await store.listAccounts({ limit: 10 })).accounts.map((a) => a.name)).toEqual(["Acme Corp"]);
       });
 
       it("a create that failed does not use up its key", async () => {
-        await backend.createAccount(ACME);
-        await expect(backend.createAccount(ACME, { idempotencyKey: "k-3" })).rejects.toBeInstanceOf(ConflictError);
-        const other = await backend.createAccount({ ...ACME, name: "Acme Two" }, { idempotencyKey: "k-3" });
+        await store.createAccount(ACME);
+        await expect(store.createAccount(ACME, { idempotencyKey: "k-3" })).rejects.toBeInstanceOf(ConflictError);
+        const other = await store.createAccount({ ...ACME, name: "Acme Two" }, { idempotencyKey: "k-3" });
         expect(other.name).toBe("Acme Two");
       });
     });
@@ -134,12 +133,12 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
           { name: "Globex", tier: "growth", arr: 240_000, domain: "globex.io", notes: "Spun out of Acme in 2019" },
           { name: "Société Générale Café", tier: "startup", arr: 9_000, domain: "cafe.fr", notes: "Paris" },
         ] as NewAccount[]) {
-          accounts[a.name] = await backend.createAccount(a);
+          accounts[a.name] = await store.createAccount(a);
         }
       });
 
       it("ranks name matches above notes matches and marks matched words in the snippet", async () => {
-        const page = await backend.searchAccounts({ text: "acme", minArr: 0, limit: 10 });
+        const page = await store.searchAccounts({ text: "acme", minArr: 0, limit: 10 });
         const names = page.hits.map((h) => h.account.name);
         expect(names).toHaveLength(3);
         expect(names.slice(0, 2).sort()).toEqual(["Acme Corp", "Acme Logistics"]);
@@ -150,22 +149,20 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
       });
 
       it("matches domains, word prefixes and letters without their accents", async () => {
-        expect((await backend.searchAccounts({ text: "globex.io", minArr: 0, limit: 5 })).hits[0]?.account.name).toBe(
+        expect((await store.searchAccounts({ text: "globex.io", minArr: 0, limit: 5 })).hits[0]?.account.name).toBe(
           "Globex",
         );
-        expect((await backend.searchAccounts({ text: "logist", minArr: 0, limit: 5 })).hits[0]?.account.name).toBe(
+        expect((await store.searchAccounts({ text: "logist", minArr: 0, limit: 5 })).hits[0]?.account.name).toBe(
           "Acme Logistics",
         );
         expect(
-          (await backend.searchAccounts({ text: "societe cafe", minArr: 0, limit: 5 })).hits.map((h) => h.account.name),
+          (await store.searchAccounts({ text: "societe cafe", minArr: 0, limit: 5 })).hits.map((h) => h.account.name),
         ).toEqual(["Société Générale Café"]);
       });
 
       it("filters by tier and ARR range", async () => {
         const names = async (filters: { tier?: "growth"; minArr: number; maxArr?: number }) =>
-          (await backend.searchAccounts({ text: "acme", limit: 10, ...filters })).hits
-            .map((h) => h.account.name)
-            .sort();
+          (await store.searchAccounts({ text: "acme", limit: 10, ...filters })).hits.map((h) => h.account.name).sort();
         expect(await names({ tier: "growth", minArr: 0 })).toEqual(["Acme Logistics", "Globex"]);
         expect(await names({ minArr: 250_000 })).toEqual(["Acme Corp", "Acme Logistics"]);
         expect(await names({ minArr: 0, maxArr: 300_000 })).toEqual(["Acme Logistics", "Globex"]);
@@ -183,46 +180,46 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
           "((acme",
           "🚀 acme",
         ]) {
-          const page = await backend.searchAccounts({ text, minArr: 0, limit: 10 });
+          const page = await store.searchAccounts({ text, minArr: 0, limit: 10 });
           expect(Array.isArray(page.hits)).toBe(true);
         }
-        expect((await backend.searchAccounts({ text: "acme OR globex", minArr: 0, limit: 10 })).hits).toEqual([]);
+        expect((await store.searchAccounts({ text: "acme OR globex", minArr: 0, limit: 10 })).hits).toEqual([]);
         for (const text of ["  ", "**", '""', "🚀🚀", "()"]) {
-          expect(await backend.searchAccounts({ text, minArr: 0, limit: 10 })).toEqual({ hits: [], nextCursor: null });
+          expect(await store.searchAccounts({ text, minArr: 0, limit: 10 })).toEqual({ hits: [], nextCursor: null });
         }
       });
 
       it("pages through many matches with opaque cursors, each account once", async () => {
         for (let i = 0; i < 23; i++) {
-          await backend.createAccount({
+          await store.createAccount({
             name: `Widget Works ${i}`,
             tier: "startup",
             arr: i * 100,
             notes: i % 2 ? "widget" : null,
           });
         }
-        const { ids, pages } = await searchAll(backend, "widget", 5);
+        const { ids, pages } = await searchAll(store, "widget", 5);
         expect(pages).toBe(5);
         expect(ids).toHaveLength(23);
         expect(new Set(ids).size).toBe(23);
-        const one = await backend.searchAccounts({ text: "widget", minArr: 0, limit: 100 });
+        const one = await store.searchAccounts({ text: "widget", minArr: 0, limit: 100 });
         expect(one.hits.map((h) => h.account.id)).toEqual(ids);
         expect(one.nextCursor).toBeNull();
       });
 
       it("rejects a cursor that is not one, or that belongs to another search", async () => {
-        const page = await backend.searchAccounts({ text: "acme", minArr: 0, limit: 1 });
+        const page = await store.searchAccounts({ text: "acme", minArr: 0, limit: 1 });
         expect(page.nextCursor).toEqual(expect.any(String));
         const cursor = page.nextCursor as string;
         await expect(
-          backend.searchAccounts({ text: "acme", minArr: 0, limit: 1, cursor: "nonsense" }),
+          store.searchAccounts({ text: "acme", minArr: 0, limit: 1, cursor: "nonsense" }),
         ).rejects.toBeInstanceOf(InvalidArgumentsError);
-        const other = backend.searchAccounts({ text: "acme", tier: "growth", minArr: 0, limit: 1, cursor });
+        const other = store.searchAccounts({ text: "acme", tier: "growth", minArr: 0, limit: 1, cursor });
         await expect(other).rejects.toBeInstanceOf(InvalidArgumentsError);
         await expect(other).rejects.toThrow(
           "cursor belongs to another search; pass next_cursor only with the same query and filters, or omit it",
         );
-        const next = await backend.searchAccounts({ text: "acme", minArr: 0, limit: 1, cursor });
+        const next = await store.searchAccounts({ text: "acme", minArr: 0, limit: 1, cursor });
         expect(next.hits).toHaveLength(1);
         expect(next.hits[0]?.account.id).not.toBe(page.hits[0]?.account.id);
       });
@@ -231,19 +228,19 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
     describe("list", () => {
       it("lists by id with keyset cursors, and rejects a bad cursor", async () => {
         for (let i = 0; i < 7; i++)
-          await backend.createAccount({ id: `acc_${i}`, name: `Company ${i}`, tier: "startup", arr: i });
-        const first = await backend.listAccounts({ limit: 3 });
+          await store.createAccount({ id: `acc_${i}`, name: `Company ${i}`, tier: "startup", arr: i });
+        const first = await store.listAccounts({ limit: 3 });
         expect(first.accounts.map((a) => a.id)).toEqual(["acc_0", "acc_1", "acc_2"]);
-        const second = await backend.listAccounts({ limit: 3, cursor: first.nextCursor as string });
+        const second = await store.listAccounts({ limit: 3, cursor: first.nextCursor as string });
         expect(second.accounts.map((a) => a.id)).toEqual(["acc_3", "acc_4", "acc_5"]);
-        const last = await backend.listAccounts({ limit: 3, cursor: second.nextCursor as string });
+        const last = await store.listAccounts({ limit: 3, cursor: second.nextCursor as string });
         expect(last).toEqual({ accounts: [expect.objectContaining({ id: "acc_6" })], nextCursor: null });
-        await expect(backend.listAccounts({ limit: 3, cursor: "x" })).rejects.toBeInstanceOf(InvalidArgumentsError);
+        await expect(store.listAccounts({ limit: 3, cursor: "x" })).rejects.toBeInstanceOf(InvalidArgumentsError);
       });
 
       it("caps the page size at 100", async () => {
-        for (let i = 0; i < 105; i++) await backend.createAccount({ name: `Bulk ${i}`, tier: "startup", arr: i });
-        const page = await backend.listAccounts({ limit: 1000 });
+        for (let i = 0; i < 105; i++) await store.createAccount({ name: `Bulk ${i}`, tier: "startup", arr: i });
+        const page = await store.listAccounts({ limit: 1000 });
         expect(page.accounts).toHaveLength(100);
         expect(page.nextCursor).not.toBeNull();
       });
@@ -251,9 +248,9 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
 
     describe("tier updates and archiving", () => {
       it("updates the tier, reports the previous one, and moves updated_at", async () => {
-        const created = await backend.createAccount(ACME);
+        const created = await store.createAccount(ACME);
         await new Promise((r) => setTimeout(r, 5));
-        const update = await backend.updateTier(created.id, "growth");
+        const update = await store.updateTier(created.id, "growth");
         expect(update).toEqual({
           status: "updated",
           previousTier: "enterprise",
@@ -261,12 +258,12 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
         });
         if (update.status !== "updated") throw new Error("unreachable");
         expect(update.account.updated_at > created.updated_at).toBe(true);
-        expect((await backend.getAccount(created.id))?.tier).toBe("growth");
+        expect((await store.getAccount(created.id))?.tier).toBe("growth");
       });
 
       it("setting the same tier succeeds without a change", async () => {
-        const created = await backend.createAccount(ACME);
-        expect(await backend.updateTier(created.id, "enterprise")).toEqual({
+        const created = await store.createAccount(ACME);
+        expect(await store.updateTier(created.id, "enterprise")).toEqual({
           status: "updated",
           previousTier: "enterprise",
           account: created,
@@ -274,14 +271,14 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
       });
 
       it("reports unknown and archived accounts without changing them", async () => {
-        expect(await backend.updateTier("acc_none", "growth")).toEqual({ status: "not_found" });
-        const created = await backend.createAccount(ACME);
-        const archived = await backend.setArchived(created.id, true);
+        expect(await store.updateTier("acc_none", "growth")).toEqual({ status: "not_found" });
+        const created = await store.createAccount(ACME);
+        const archived = await store.setArchived(created.id, true);
         expect(archived?.archived).toBe(true);
-        expect(await backend.updateTier(created.id, "startup")).toEqual({ status: "archived", account: archived });
-        expect((await backend.getAccount(created.id))?.tier).toBe("enterprise");
-        expect((await backend.setArchived(created.id, false))?.archived).toBe(false);
-        expect(await backend.setArchived("acc_none", true)).toBeUndefined();
+        expect(await store.updateTier(created.id, "startup")).toEqual({ status: "archived", account: archived });
+        expect((await store.getAccount(created.id))?.tier).toBe("enterprise");
+        expect((await store.setArchived(created.id, false))?.archived).toBe(false);
+        expect(await store.setArchived("acc_none", true)).toBeUndefined();
       });
     });
 
@@ -289,26 +286,26 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
       beforeEach(async () => {
         for (let i = 1; i <= 300; i++) {
           const n = String(i).padStart(4, "0");
-          await backend.createAccount({ id: `acc_${n}`, name: `Company ${n}`, tier: "startup", arr: i });
+          await store.createAccount({ id: `acc_${n}`, name: `Company ${n}`, tier: "startup", arr: i });
         }
-        await backend.createAccount({ id: "acc_zeta", name: "Globex Shipping", tier: "growth", arr: 5 });
+        await store.createAccount({ id: "acc_zeta", name: "Globex Shipping", tier: "growth", arr: 5 });
       });
 
       it("finds near ids, near names and word matches in a bounded set", async () => {
-        const near = await backend.findCandidates("acc_015O", 200);
+        const near = await store.findCandidates("acc_015O", 200);
         expect(near.length).toBeLessThanOrEqual(200);
         expect(near.map((c) => c.id)).toContain("acc_0150");
-        const typo = await backend.findCandidates("acc_0150x", 200);
+        const typo = await store.findCandidates("acc_0150x", 200);
         expect(typo.map((c) => c.id)).toContain("acc_0150");
-        const byName = await backend.findCandidates("Globx Shiping", 200);
+        const byName = await store.findCandidates("Globx Shiping", 200);
         expect(byName).toContainEqual({ id: "acc_zeta", name: "Globex Shipping" });
-        const byWord = await backend.findCandidates("shipping", 200);
+        const byWord = await store.findCandidates("shipping", 200);
         expect(byWord).toContainEqual({ id: "acc_zeta", name: "Globex Shipping" });
-        expect(await backend.findCandidates("acc_0001", 10)).toHaveLength(10);
+        expect(await store.findCandidates("acc_0001", 10)).toHaveLength(10);
       });
 
       it("completes ids by id prefix, then by name prefix, up to the limit", async () => {
-        expect(await backend.completeAccountIds("acc_029", 100)).toEqual([
+        expect(await store.completeAccountIds("acc_029", 100)).toEqual([
           "acc_0290",
           "acc_0291",
           "acc_0292",
@@ -320,15 +317,15 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
           "acc_0298",
           "acc_0299",
         ]);
-        expect(await backend.completeAccountIds("GLOB", 100)).toEqual(["acc_zeta"]);
-        expect(await backend.completeAccountIds("acc_", 5)).toEqual([
+        expect(await store.completeAccountIds("GLOB", 100)).toEqual(["acc_zeta"]);
+        expect(await store.completeAccountIds("acc_", 5)).toEqual([
           "acc_0001",
           "acc_0002",
           "acc_0003",
           "acc_0004",
           "acc_0005",
         ]);
-        expect(await backend.completeAccountIds("nothing", 5)).toEqual([]);
+        expect(await store.completeAccountIds("nothing", 5)).toEqual([]);
       });
     });
 
@@ -337,9 +334,9 @@ export function describeCrmBackendContract(label: string, makeBackend: MakeBacke
         const controller = new AbortController();
         const reason = new Error("caller gave up");
         controller.abort(reason);
-        await expect(backend.createAccount(ACME, { signal: controller.signal })).rejects.toBe(reason);
-        await expect(backend.getAccount("acc_1", { signal: controller.signal })).rejects.toBe(reason);
-        expect((await backend.listAccounts({ limit: 10 })).accounts).toEqual([]);
+        await expect(store.createAccount(ACME, { signal: controller.signal })).rejects.toBe(reason);
+        await expect(store.getAccount("acc_1", { signal: controller.signal })).rejects.toBe(reason);
+        expect((await store.listAccounts({ limit: 10 })).accounts).toEqual([]);
       });
     });
   });

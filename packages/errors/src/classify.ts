@@ -133,6 +133,25 @@ function classifyOne(error: unknown): ToolError | undefined {
       { cause: error },
     );
   }
+  // The server's storage, not the call, is at fault; extended codes (SQLITE_IOERR_WRITE…) share the prefix.
+  if (code.startsWith("SQLITE_FULL")) {
+    return new UnavailableError(
+      "the database is full: the disk holding it has no free space, or the file reached its size limit, so nothing was changed; tools that only read still work. The same call can succeed once the server's operator frees disk space or raises the limit",
+      { cause: error },
+    );
+  }
+  if (code.startsWith("SQLITE_IOERR")) {
+    return new UnavailableError(
+      "the database's storage failed to read or write (an I/O error), so the call did not complete; the same call may succeed later, and the server's operator should check the disk",
+      { cause: error },
+    );
+  }
+  if (code.startsWith("SQLITE_CANTOPEN")) {
+    return new UnavailableError(
+      "the database file could not be opened (it may have been removed, or its folder or the temporary space cannot be used), so the call did not complete; the same call may succeed once the server's operator has checked where the database lives",
+      { cause: error },
+    );
+  }
   if (PG_RETRY_CODES.has(code)) {
     return new UnavailableError("the database could not finish because of concurrent changes", { cause: error });
   }
@@ -144,7 +163,18 @@ function classifyOne(error: unknown): ToolError | undefined {
   }
   // node-postgres reports a dropped or unreachable connection without a code.
   const message = typeof e.message === "string" ? e.message : "";
-  if (/^Connection terminated|^timeout exceeded when trying to connect/.test(message)) {
+  // pg-pool's wording for a caller that waited for a pooled connection: the database answers,
+  // but every connection is in use (a long lock, a burst of calls).
+  if (message.startsWith("timeout exceeded when trying to connect")) {
+    return new UnavailableError(
+      "the database is busy: every connection to it was in use by other calls and none came free in time; try again shortly",
+      { cause: error },
+    );
+  }
+  if (message.startsWith("Connection terminated due to connection timeout")) {
+    return new UnavailableError("cannot reach the database: connecting to it timed out", { cause: error });
+  }
+  if (message.startsWith("Connection terminated")) {
     return new UnavailableError("the database connection was lost", { cause: error });
   }
   const http = httpStatusOf(e);
@@ -155,7 +185,8 @@ function classifyOne(error: unknown): ToolError | undefined {
 /**
  * Maps a thrown value to the ToolError it should be reported as (C10): tool errors as they are;
  * timeouts, aborts, connection failures, HTTP 401/403/404/408/409/429/502/503/504 and database
- * busy, lock and serialization failures to their classes. Returns undefined for anything
+ * busy, lock and serialization failures, and SQLite storage outages (full disk, I/O errors, a file
+ * that cannot be opened), to their classes. Returns undefined for anything
  * unknown, which must be masked as an internal error (C7).
  */
 export function classifyError(error: unknown): ToolError | undefined {

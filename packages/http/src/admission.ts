@@ -2,7 +2,7 @@ import type { AuthInfo } from "@toolshed/schema";
 import type { Authenticator } from "./auth.js";
 import type { Exchange } from "./exchange.js";
 import type { OriginPolicy } from "./guards.js";
-import { checkHostAndOrigin } from "./guards.js";
+import { checkHostAndOrigin, tokenInQuery } from "./guards.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import type { RateLimiter } from "./rate-limit.js";
 import type { RequestRecord } from "./request-context.js";
@@ -38,9 +38,6 @@ export type Charge = (calls: number) => Promise<Response | undefined>;
 // A Host header of this form always makes a valid URL; anything else is parsed to be sure.
 const PLAIN_HOST = /^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$/;
 
-// Names a token could hide under in a URL; URLs end up in logs, proxies and browser history.
-const QUERY_TOKEN_NAMES = ["access_token", "token", "bearer", "api_key"];
-
 const tooMany = (retryAfterSeconds: number) =>
   jsonRpcErrorResponse(
     429,
@@ -74,16 +71,13 @@ export async function admit(head: Exchange, record: RequestRecord, o: AdmissionO
     const description = "Bad Request: the Host header is not a host name (name or name:port)";
     return refuse("host", jsonRpcErrorResponse(400, HttpErrorCode.Transport, description));
   }
-  if (head.query !== "") {
-    const params = new URLSearchParams(head.query);
-    const inQuery = QUERY_TOKEN_NAMES.find((name) => params.has(name));
-    if (inQuery) {
-      const description = `Bad Request: tokens are not accepted in the URL (found "${inQuery}"); send the header Authorization: Bearer <token>`;
-      const response = jsonRpcErrorResponse(400, HttpErrorCode.Transport, description, {
-        "WWW-Authenticate": wwwAuthenticate(o.baseUrl(head.url), "invalid_request", description),
-      });
-      return refuse("token_in_url", response);
-    }
+  const inQuery = tokenInQuery(head.query);
+  if (inQuery !== undefined) {
+    const description = `Bad Request: tokens are not accepted in the URL (found "${inQuery}"); send the header Authorization: Bearer <token>`;
+    const response = jsonRpcErrorResponse(400, HttpErrorCode.Transport, description, {
+      "WWW-Authenticate": wwwAuthenticate(o.baseUrl(head.url), "invalid_request", description),
+    });
+    return refuse("token_in_url", response);
   }
   const address = head.address ?? "unknown";
   let authInfo: AuthInfo | undefined;
@@ -99,7 +93,7 @@ export async function admit(head: Exchange, record: RequestRecord, o: AdmissionO
       if (outcome.status !== 503) {
         const scope = outcome.error === "insufficient_scope" ? SCOPES.join(" ") : undefined;
         headers["WWW-Authenticate"] = wwwAuthenticate(o.baseUrl(head.url), outcome.error, outcome.description, scope);
-      } else headers["Retry-After"] = "30";
+      } else headers["Retry-After"] = String(outcome.retryAfterSeconds ?? 30);
       const response = jsonRpcErrorResponse(outcome.status, HttpErrorCode.Transport, outcome.description, headers);
       const reason =
         outcome.status === 401 ? "unauthorized" : outcome.status === 403 ? "forbidden" : "auth_unavailable";

@@ -13,7 +13,7 @@ import { jsonResponse } from "./http-errors.js";
 import { InFlight } from "./in-flight.js";
 import type { IntrospectionOptions } from "./introspection.js";
 import { createNodeListener } from "./node-listener.js";
-import { Pipeline } from "./pipeline.js";
+import { Pipeline, type ReadinessReport } from "./pipeline.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
 import { requestAwareLogger } from "./request-context.js";
 import { logRequests, type RequestSummary } from "./request-log.js";
@@ -67,12 +67,32 @@ export interface HttpAppOptions {
   allowedOrigins?: readonly string[];
   /** Largest request body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Largest JSON of one tool result in bytes (default 4 MiB): a larger result is answered with a
+   * `too_large` tool error telling the model to ask for less. 0 turns it off. Ignored with `server`
+   * (give it to createServer instead).
+   */
+  maxResultBytes?: number;
+  /**
+   * Largest JSON answer to one batch POST in bytes (default 16 MiB): calls whose answers would
+   * take it past the limit get a `too_large` error each, the others are answered. 0 turns it off.
+   */
+  maxBatchBytes?: number;
+  /**
+   * node:http listener: a connection whose client has not taken its answer this long after it was
+   * written (or, on an SSE stream, has not drained a write) is closed and logged (default 30 000 ms;
+   * 0 turns it off).
+   */
+  writeTimeoutMs?: number;
   /** Requests per minute per token, or per address without one (default 600; 0 = off). */
   rateLimit?: number;
   /** A limiter to use instead of the in-memory one (e.g. createRedisRateLimiter); closed by its owner. */
   rateLimiter?: RateLimiter;
-  /** Readiness probe for /readyz (e.g. the database answers). */
-  ready?: () => boolean | Promise<boolean>;
+  /**
+   * Readiness probe for /readyz (e.g. the database answers): a boolean, or a report whose
+   * `database` and `reason` are shown in the answer (such as a busy database, ready all the same).
+   */
+  ready?: () => boolean | ReadinessReport | Promise<boolean | ReadinessReport>;
   /** Where resource changes are published (e.g. createRedisChangeBus, shared by instances); closed by its owner. */
   changes?: ChangeBus;
   /**
@@ -133,6 +153,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       ...(options.canAccess === undefined ? {} : { canAccess: options.canAccess }),
       ...(options.textFormat === undefined ? {} : { textFormat: options.textFormat }),
       ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+      ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }),
       ...(options.changes === undefined ? {} : { changes: options.changes }),
       ...(options.stateSecret === undefined ? {} : { requestState: { secret: options.stateSecret } }),
     });
@@ -180,6 +201,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     sessions,
     inFlight,
     maxBodyBytes,
+    ...(options.maxBatchBytes === undefined ? {} : { maxBatchBytes: options.maxBatchBytes }),
     baseUrl,
     isClosing: () => closing !== undefined,
     logger,
@@ -213,7 +235,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   return {
     fetch: createFetchHandler(pipeline),
-    nodeListener: createNodeListener(pipeline),
+    nodeListener: createNodeListener(pipeline, {
+      logger,
+      ...(options.writeTimeoutMs === undefined ? {} : { writeTimeoutMs: options.writeTimeoutMs }),
+    }),
     server,
     get inFlight() {
       return inFlight.count;

@@ -222,6 +222,27 @@ describe("token introspection", () => {
     ]);
   });
 
+  it("allows 5 s of clock difference on nbf and exp by default; clockToleranceSec changes it", async () => {
+    const nbf = () => Math.floor(Date.now() / 1000) + 2;
+    const lenient = await introspecting(() => ({ active: true, sub: "alice", scope: "tools:read", nbf: nbf() }));
+    expect((await lenient.auth.authenticate(bearer("early"))).ok).toBe(true);
+    const { as } = lenient;
+    const strict = authenticator({
+      introspection: {
+        url: as.url,
+        clientId: INTROSPECTION_CLIENT_ID,
+        clientSecret: INTROSPECTION_CLIENT_SECRET,
+        clockToleranceSec: 0,
+      },
+    });
+    expect(await strict.authenticate(bearer("early"))).toEqual({
+      ok: false,
+      status: 401,
+      error: "invalid_token",
+      description: "Unauthorized: the token is not valid yet",
+    });
+  });
+
   it("with a JWKS too, JWT-shaped tokens go to the JWKS and others to introspection", async () => {
     const { as } = await introspecting(() => ({ active: true, sub: "alice", scope: "tools:read" }));
     const auth = authenticator({

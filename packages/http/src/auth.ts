@@ -1,9 +1,16 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { closestMatches } from "@toolshed/errors";
 import type { AuthInfo, Logger } from "@toolshed/schema";
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
+import { errors, type JWTPayload, jwtVerify } from "jose";
 import { HttpConfigError } from "./http-errors.js";
-import { checkClaims, createIntrospector, type IntrospectionOptions } from "./introspection.js";
+import {
+  CLOCK_TOLERANCE_SECONDS,
+  checkClaims,
+  checkClockTolerance,
+  createIntrospector,
+  type IntrospectionOptions,
+} from "./introspection.js";
+import { createKeySet, type JwksOptions, KeySetUnavailable } from "./jwks.js";
 import { SCOPE_TOKEN, SCOPES, type StaticToken } from "./tokens.js";
 
 export interface JwtOptions {
@@ -13,6 +20,10 @@ export interface JwtOptions {
   issuer: string;
   /** Expected `aud` claim: the id or URL tokens for this server are issued for. */
   audience: string | string[];
+  /** Limits on fetching the key set, and how long its last good keys outlive a failing authorization server. */
+  jwks?: JwksOptions;
+  /** Seconds of clock difference with the authorization server allowed on `exp` and `nbf` (default 5, at most 300). */
+  clockToleranceSec?: number;
 }
 
 export interface AuthOptions {
@@ -54,6 +65,8 @@ export type AuthOutcome =
       /** RFC 6750 error code for WWW-Authenticate; absent when no token was sent. */
       error?: "invalid_token" | "insufficient_scope";
       description: string;
+      /** With 503: when to try again (Retry-After), in seconds. */
+      retryAfterSeconds?: number;
     };
 
 export interface Authenticator {
@@ -83,9 +96,8 @@ export function createAuthenticator(options: AuthOptions): Authenticator | undef
   });
   const { jwt, introspection } = options;
   if (tokens.length === 0 && !jwt && !introspection) return undefined;
-  const keys = jwt
-    ? createRemoteJWKSet(new URL(jwt.jwksUrl), { timeoutDuration: 5_000, cooldownDuration: 30_000 })
-    : undefined;
+  const keys = jwt ? createKeySet(checkJwtOptions(jwt), jwt.jwks, options.logger) : undefined;
+  const clockTolerance = jwt?.clockToleranceSec ?? CLOCK_TOLERANCE_SECONDS;
   const introspector = introspection ? createIntrospector(introspection) : undefined;
   const logged = new Map<string, number>();
   const reportFailure = (reason: string) => {
@@ -137,7 +149,11 @@ export function createAuthenticator(options: AuthOptions): Authenticator | undef
       const jwtShaped = token.split(".").length === 3;
       if (!jwt || !keys || !jwtShaped) return introspect(token);
       try {
-        const { payload } = await jwtVerify(token, keys, { issuer: jwt.issuer, audience: jwt.audience });
+        const { payload } = await jwtVerify(token, keys.getKey, {
+          issuer: jwt.issuer,
+          audience: jwt.audience,
+          clockTolerance,
+        });
         // Users are told apart by issuer and subject; a client id is shared by all users of one app.
         const subject = stringClaim(payload, "sub");
         if (subject === undefined) {
@@ -236,16 +252,34 @@ function jwtFailure(error: unknown, jwt: JwtOptions): AuthOutcome {
     if (error.claim === "nbf") return invalid("the token is not valid yet");
     return invalid(`the token's ${error.claim} claim is not valid`);
   }
-  const keySetDown =
-    error instanceof errors.JWKSTimeout ||
-    !(error instanceof errors.JOSEError) ||
-    /JSON Web Key Set HTTP response/.test(error.message);
-  if (keySetDown) {
+  if (error instanceof KeySetUnavailable) {
     return {
       ok: false,
       status: 503,
-      description: "Service Unavailable: the server could not load the keys to check the token; retry later",
+      description: error.newKey ? NEW_KEY : KEYS_DOWN,
+      retryAfterSeconds: error.retryAfterSeconds,
     };
   }
+  if (!(error instanceof errors.JOSEError)) return { ok: false, status: 503, description: KEYS_DOWN };
   return invalid("the token is not valid");
+}
+
+const KEYS_DOWN = "Service Unavailable: the server could not load the keys to check the token; retry later";
+const NEW_KEY = "Service Unavailable: the token is signed with a key the server has not loaded yet; retry later";
+
+/** The key set's URL, once the options are known to work. */
+function checkJwtOptions(jwt: JwtOptions): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(jwt.jwksUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) {
+    throw new HttpConfigError(
+      `jwt jwksUrl "${jwt.jwksUrl}" is not an http(s) URL, such as https://auth.example.com/jwks.json`,
+    );
+  }
+  checkClockTolerance("jwt", jwt.clockToleranceSec);
+  return url.href;
 }

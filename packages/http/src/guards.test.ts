@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkHostAndOrigin, isLoopbackHost, resolveOriginPolicy } from "./guards.js";
+import { checkHostAndOrigin, isLoopbackHost, resolveOriginPolicy, tokenInQuery } from "./guards.js";
 
 // Without a URL, only the headers count.
 const status = (policy: ReturnType<typeof resolveOriginPolicy>, h: Record<string, string>) =>
@@ -74,5 +74,21 @@ describe("Host and Origin policy", () => {
       error: { code: -32000, message: "Invalid Host header: x.example" },
       id: null,
     });
+  });
+});
+
+describe("tokens in the URL", () => {
+  it("finds a token parameter whatever its case, and names it as sent", () => {
+    expect(tokenInQuery("access_token=x")).toBe("access_token");
+    expect(tokenInQuery("a=1&ACCESS_TOKEN=x")).toBe("ACCESS_TOKEN");
+    expect(tokenInQuery("Access_Token=x")).toBe("Access_Token");
+    expect(tokenInQuery("API_KEY=x")).toBe("API_KEY");
+    expect(tokenInQuery("Bearer=x")).toBe("Bearer");
+    expect(tokenInQuery("access%5FToken=x")).toBe("access_Token");
+  });
+
+  it("leaves other parameters alone", () => {
+    expect(tokenInQuery("")).toBeUndefined();
+    expect(tokenInQuery("tokens=1&access=2&key=3")).toBeUndefined();
   });
 });

@@ -125,3 +125,15 @@ export function checkAuthConfigured(
     throw new HttpConfigError(`refusing to serve ${host} without authentication; ${how}, or bind to 127.0.0.1`);
   }
 }
+
+// Names a token could hide under in a URL; URLs end up in logs, proxies and browser history.
+const QUERY_TOKEN_NAMES = new Set(["access_token", "token", "bearer", "api_key"]);
+
+/** The first query parameter named like a token, in any case, as it was sent; undefined when none is. */
+export function tokenInQuery(query: string): string | undefined {
+  if (query === "") return undefined;
+  for (const name of new URLSearchParams(query).keys()) {
+    if (QUERY_TOKEN_NAMES.has(name.toLowerCase())) return name;
+  }
+  return undefined;
+}

@@ -13,6 +13,8 @@ export type { CorsOptions } from "./cors.js";
 export type { FetchEnv } from "./fetch-handler.js";
 export { HttpConfigError } from "./http-errors.js";
 export type { IntrospectionOptions } from "./introspection.js";
+export type { JwksOptions } from "./jwks.js";
+export type { ReadinessReport } from "./pipeline.js";
 export { createRateLimiter, type RateLimiter, type RateLimitOutcome } from "./rate-limit.js";
 export type { RequestSummary } from "./request-log.js";
 export { HttpMetric, type RefusalReason } from "./telemetry.js";

@@ -21,6 +21,8 @@ export interface IntrospectionOptions {
   cacheMaxEntries?: number;
   /** How long to wait for the authorization server, in ms (default 5 000). */
   timeoutMs?: number;
+  /** Seconds of clock difference with the authorization server allowed on `exp` and `nbf` (default 5, at most 300). */
+  clockToleranceSec?: number;
 }
 
 /** What the authorization server said about a token, or why it could not be asked. */
@@ -40,8 +42,18 @@ export const DEFAULT_INTROSPECTION_TIMEOUT_MS = 5_000;
 // Junk and revoked tokens are remembered briefly too, so repeating one does not reach the server.
 const INACTIVE_TTL_MS = 10_000;
 const MAX_ANSWER_BYTES = 64 * 1024;
-/** Seconds of clock difference with the authorization server allowed on `exp` and `nbf`. */
+/** Seconds of clock difference with the authorization server allowed on `exp` and `nbf`, by default. */
 export const CLOCK_TOLERANCE_SECONDS = 5;
+const MAX_CLOCK_TOLERANCE_SECONDS = 300;
+
+/** Refuses a clock tolerance that is not a number of seconds from 0 to 300. */
+export function checkClockTolerance(owner: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0 && value <= MAX_CLOCK_TOLERANCE_SECONDS)) {
+    throw new HttpConfigError(
+      `${owner} clockToleranceSec must be a number from 0 to ${MAX_CLOCK_TOLERANCE_SECONDS} (got ${value})`,
+    );
+  }
+}
 
 interface Entry {
   answer: IntrospectionAnswer;
@@ -242,6 +254,7 @@ function checkOptions(options: IntrospectionOptions): string {
   whole("cacheTtlMs", options.cacheTtlMs, 0);
   whole("cacheMaxEntries", options.cacheMaxEntries, 1);
   whole("timeoutMs", options.timeoutMs, 1);
+  checkClockTolerance("introspection", options.clockToleranceSec);
   return parsed.href;
 }
 
@@ -261,10 +274,11 @@ export function checkClaims(
   const { exp, nbf } = claims;
   if (exp !== undefined && typeof exp !== "number") return { ok: false, why: "the token's exp is not a number" };
   if (nbf !== undefined && typeof nbf !== "number") return { ok: false, why: "the token's nbf is not a number" };
-  if (exp !== undefined && exp + CLOCK_TOLERANCE_SECONDS <= nowSeconds) {
+  const tolerance = options.clockToleranceSec ?? CLOCK_TOLERANCE_SECONDS;
+  if (exp !== undefined && exp + tolerance <= nowSeconds) {
     return { ok: false, why: "the token has expired; get a new one" };
   }
-  if (nbf !== undefined && nbf - CLOCK_TOLERANCE_SECONDS > nowSeconds) {
+  if (nbf !== undefined && nbf - tolerance > nowSeconds) {
     return { ok: false, why: "the token is not valid yet" };
   }
   const iss = text(claims.iss);

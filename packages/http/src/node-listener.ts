@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
+import type { Logger } from "@toolshed/schema";
 import type { Exchange, HttpAnswer } from "./exchange.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import type { Handled, Pipeline } from "./pipeline.js";
@@ -86,8 +87,42 @@ export function readNodeBody(
   });
 }
 
+/** How long a client may leave its answer unread before the connection is closed (30 s). */
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
+
+export interface NodeListenerOptions {
+  /** See HttpAppOptions.writeTimeoutMs (default 30 000 ms; 0 turns it off). */
+  writeTimeoutMs?: number;
+  /** Where a closed slow reader is logged. */
+  logger?: Logger;
+}
+
+/** What writing one answer needs to cut off a client that does not read it. */
+interface SlowReaders {
+  timeoutMs: number;
+  /** Logs and closes the connection. */
+  cutOff(res: ServerResponse): void;
+}
+
+/**
+ * After the whole answer was handed to node:http: when part of it is still waiting in the process
+ * (the kernel's buffers are full because the client does not read), the client has `timeoutMs` to
+ * take it; then the connection is closed and the memory it held is freed.
+ */
+function finishWithin(res: ServerResponse, slow: SlowReaders | undefined): void {
+  if (!slow || slow.timeoutMs <= 0 || res.writableFinished) return;
+  // Everything already reached the kernel: nothing is held here (keep-alive timeouts do the rest).
+  if ((res.socket?.writableLength ?? 0) === 0) return;
+  const timer = setTimeout(() => {
+    if (!res.writableFinished) slow.cutOff(res);
+  }, slow.timeoutMs);
+  timer.unref();
+  const clear = () => clearTimeout(timer);
+  res.once("finish", clear).once("close", clear);
+}
+
 /** Writes a Fetch Response (errors, SSE) to node:http; an SSE stream is relayed until it ends or the client leaves. */
-export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+export async function writeResponse(res: ServerResponse, response: Response, slow?: SlowReaders): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -97,6 +132,7 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     const bytes = body ? Buffer.from(await response.arrayBuffer()) : undefined;
     if (bytes) headers["content-length"] = String(bytes.length);
     res.writeHead(response.status, headers).end(bytes);
+    finishWithin(res, slow);
     return;
   }
   res.writeHead(response.status, headers).flushHeaders();
@@ -107,7 +143,10 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     for (;;) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
-      if (!res.write(value)) await drained(res);
+      if (!res.write(value) && !(await drained(res, slow?.timeoutMs ?? 0)) && slow) {
+        slow.cutOff(res);
+        break;
+      }
     }
   } catch {
     // The stream failed or was cancelled: end what was sent.
@@ -117,13 +156,18 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
   }
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves true once `res` drains (or closes), false when `timeoutMs` (if > 0) passes first. */
+function drained(res: ServerResponse, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const wake = () => {
-      res.off("drain", wake).off("close", wake);
-      resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const wake = (ok: boolean) => {
+      if (timer) clearTimeout(timer);
+      res.off("drain", onDrain).off("close", onDrain);
+      resolve(ok);
     };
-    res.once("drain", wake).once("close", wake);
+    const onDrain = () => wake(true);
+    res.once("drain", onDrain).once("close", onDrain);
+    if (timeoutMs > 0) timer = setTimeout(() => wake(false), timeoutMs);
   });
 }
 
@@ -199,8 +243,8 @@ class NodeExchange implements Exchange {
 
 const pathOf = (url: URL) => `${url.pathname}${url.search}`;
 
-function writeAnswer(res: ServerResponse, answer: HttpAnswer): Promise<void> | undefined {
-  if (answer instanceof Response) return writeResponse(res, answer);
+function writeAnswer(res: ServerResponse, answer: HttpAnswer, slow: SlowReaders): Promise<void> | undefined {
+  if (answer instanceof Response) return writeResponse(res, answer, slow);
   const headers: Record<string, string | number> = answer.headers ?? {};
   if (answer.json === undefined) {
     res.writeHead(answer.status, headers).end();
@@ -209,6 +253,7 @@ function writeAnswer(res: ServerResponse, answer: HttpAnswer): Promise<void> | u
   headers["content-type"] = "application/json";
   headers["content-length"] = Buffer.byteLength(answer.json);
   res.writeHead(answer.status, headers).end(answer.json);
+  finishWithin(res, slow);
 }
 
 /**
@@ -216,7 +261,21 @@ function writeAnswer(res: ServerResponse, answer: HttpAnswer): Promise<void> | u
  * Express or Fastify). Answers are written on node:http's own objects: building Fetch Requests,
  * Responses and web streams for a small call cost more than the call itself.
  */
-export function createNodeListener(pipeline: Pipeline): (req: IncomingMessage, res: ServerResponse) => void {
+export function createNodeListener(
+  pipeline: Pipeline,
+  options: NodeListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const timeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
+  const slow: SlowReaders = {
+    timeoutMs,
+    cutOff(res) {
+      options.logger?.warn(
+        { timeoutMs, unsentBytes: res.socket?.writableLength, address: res.socket?.remoteAddress },
+        `closed a connection whose client did not read its answer within ${timeoutMs} ms`,
+      );
+      res.destroy();
+    },
+  };
   return (req, res) => {
     let handled: Handled | undefined;
     let closed = false;
@@ -229,7 +288,7 @@ export function createNodeListener(pipeline: Pipeline): (req: IncomingMessage, r
       (h) => {
         handled = h;
         if (closed) return h.sent(res.statusCode);
-        const writing = writeAnswer(res, h.answer);
+        const writing = writeAnswer(res, h.answer, slow);
         // Writing failed after the headers went out (a stream broke): nothing more can be said.
         writing?.catch(() => res.destroy());
       },

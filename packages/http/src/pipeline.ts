@@ -16,6 +16,18 @@ import { answerStatelessPost, type ScopeCheck } from "./stateless.js";
 import { RESOURCE_METADATA_PATH } from "./well-known.js";
 import { answeredWithoutSession, methodNotAllowed } from "./wire.js";
 
+/**
+ * Readiness with its reason, as /readyz shows it: `ready` decides 200 or 503; the rest is added to
+ * the JSON (no secrets: /readyz takes no token).
+ */
+export interface ReadinessReport {
+  ready: boolean;
+  /** What is wrong with, or slowing, the database: `unreachable`, `cannot_write`, `busy`… */
+  database?: string;
+  /** In words, for an operator. */
+  reason?: string;
+}
+
 export interface PipelineOptions extends AdmissionOptions {
   /** Path of the MCP endpoint. */
   path: string;
@@ -23,10 +35,12 @@ export interface PipelineOptions extends AdmissionOptions {
   sessions: Sessions | undefined;
   inFlight: InFlight;
   maxBodyBytes: number;
+  /** Largest JSON answer to one batch (stateless); see StatelessOptions. */
+  maxBatchBytes?: number;
   /** The runtime's logger (unhandled errors). */
   logger: Logger;
   /** Readiness for /readyz. */
-  ready: () => boolean | Promise<boolean>;
+  ready: () => boolean | ReadinessReport | Promise<boolean | ReadinessReport>;
   /** The OAuth protected resource metadata, when auth is on. */
   metadata?: (baseUrl: string) => unknown;
   cors?: CorsPolicy;
@@ -114,13 +128,20 @@ export class Pipeline {
 
   async #ready(): Promise<HttpAnswer> {
     if (this.#o.isClosing()) return jsonAnswer(503, { status: "shutting down" });
-    let ok = false;
+    let report: ReadinessReport;
     try {
-      ok = await this.#o.ready();
+      const answered = await this.#o.ready();
+      report = typeof answered === "boolean" ? { ready: answered } : answered;
     } catch {
-      ok = false;
+      report = { ready: false };
     }
-    return ok ? jsonAnswer(200, { status: "ready" }) : jsonAnswer(503, { status: "not ready" });
+    const { ready, database, reason } = report;
+    const body = {
+      status: ready ? "ready" : "not ready",
+      ...(database === undefined ? {} : { database }),
+      ...(reason === undefined ? {} : { reason }),
+    };
+    return jsonAnswer(ready ? 200 : 503, body);
   }
 
   async #mcp(ex: Exchange, record: RequestRecord, ends: (() => void)[]): Promise<HttpAnswer> {
@@ -155,7 +176,12 @@ export class Pipeline {
         ...(admitted.charge ? { charge: admitted.charge } : {}),
       },
       admitted.authInfo,
-      { dispatch: o.dispatch, maxBodyBytes: o.maxBodyBytes, ...(scopeCheck ? { checkScopes: scopeCheck } : {}) },
+      {
+        dispatch: o.dispatch,
+        maxBodyBytes: o.maxBodyBytes,
+        ...(o.maxBatchBytes === undefined ? {} : { maxBatchBytes: o.maxBatchBytes }),
+        ...(scopeCheck ? { checkScopes: scopeCheck } : {}),
+      },
     );
   }
 }

@@ -3,7 +3,9 @@ import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/t
 import type { AuthInfo } from "@toolshed/schema";
 import { JsonRpcCode, type TraceContextCarrier } from "@toolshed/server";
 import {
+  batchTooLarge,
   checkJsonRpcMessage,
+  DEFAULT_MAX_BATCH_BYTES,
   isModernRequest,
   type JsonRpcErrorResponse,
   MetaKey,
@@ -42,6 +44,8 @@ export type ScopeCheck = (request: JSONRPCRequest, authInfo: AuthInfo | undefine
 export interface StatelessOptions {
   dispatch: Dispatch;
   maxBodyBytes: number;
+  /** Largest JSON answer to one batch in bytes (default 16 MiB); calls past it get a `too_large` error. 0: no limit. */
+  maxBatchBytes?: number;
   checkScopes?: ScopeCheck;
 }
 
@@ -171,10 +175,56 @@ export async function answerStatelessPost(
   if (!stream) {
     if (!batch && errors.length === 0) return json(200, await options.dispatch(requests[0] as JSONRPCRequest, ctx));
     const answers = await Promise.all(requests.map((m) => options.dispatch(m, ctx)));
-    const all = [...errors, ...answers.filter((a): a is Answer => a !== undefined)];
-    return json(200, batch ? all : all[0]);
+    if (!batch) return json(200, [...errors, ...answers][0]);
+    const budget = new BatchBudget(options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES);
+    const parts = errors.map((e) => budget.take(e));
+    requests.forEach((request, i) => {
+      const answer = answers[i];
+      if (answer !== undefined) parts.push(budget.take(answer, request));
+    });
+    return { status: 200, json: `[${parts.join(",")}]` };
   }
-  return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, withNotify(ctx, notify)), cancel);
+  const budget = batch ? new BatchBudget(options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES) : undefined;
+  return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, withNotify(ctx, notify)), cancel, budget);
+}
+
+/**
+ * The bytes left for one batch's answers. Answers are taken in request order; one that does not
+ * fit is replaced by a small error for that call (a `too_large` tool error for tools/call, the
+ * JSON-RPC error -32603 otherwise), so a small request cannot build an answer of any size.
+ */
+class BatchBudget {
+  #left: number;
+  readonly #limit: number;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+    // The brackets of the array.
+    this.#left = limit > 0 ? limit - 2 : Number.POSITIVE_INFINITY;
+  }
+
+  /** The answer's JSON, or its replacement's when it does not fit. */
+  take(answer: unknown, request?: JSONRPCRequest): string {
+    let text = JSON.stringify(answer);
+    // length <= bytes <= 3 * length: measure exactly only when it matters.
+    const size = text.length * 3 < this.#left ? text.length : Buffer.byteLength(text);
+    if (size + 1 <= this.#left || request === undefined) {
+      this.#left -= size + 1;
+      return text;
+    }
+    text = JSON.stringify(tooLargeAnswer(request, size, this.#limit));
+    this.#left -= text.length + 1;
+    return text;
+  }
+}
+
+function tooLargeAnswer(request: JSONRPCRequest, size: number, limit: number): Answer {
+  const name = (request.params as { name?: unknown } | undefined)?.name;
+  if (request.method === "tools/call" && typeof name === "string") {
+    return { jsonrpc: "2.0", id: request.id, result: batchTooLarge(name, size, limit) };
+  }
+  const message = `Result too large: the answer to this batch would exceed ${limit} bytes with this ${request.method} result (about ${size} bytes); send it again on its own or in a smaller batch`;
+  return { jsonrpc: "2.0", id: request.id, error: { code: JsonRpcCode.InternalError, message } };
 }
 
 /** A 403 insufficient_scope answer, counted. */
@@ -283,6 +333,7 @@ function sseAnswer(
   errors: JsonRpcErrorResponse[],
   dispatch: (m: JSONRPCRequest, notify: (n: unknown) => void) => Promise<Answer | undefined>,
   calls: Cancellation,
+  budget?: BatchBudget,
 ): Response {
   const encoder = new TextEncoder();
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -295,7 +346,8 @@ function sseAnswer(
       open = false;
     }
   };
-  const write = (message: unknown) => send(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  const writeText = (text: string) => send(`event: message\ndata: ${text}\n\n`);
+  const write = (message: unknown) => writeText(JSON.stringify(message));
   const keepAlive = setInterval(() => send(": keepalive\n\n"), KEEP_ALIVE_MS);
   keepAlive.unref();
   const finish = () => {
@@ -323,7 +375,7 @@ function sseAnswer(
   void Promise.all(
     requests.map(async (m) => {
       const answer = await dispatch(m, write);
-      if (answer) write(answer);
+      if (answer) writeText(budget ? budget.take(answer, m) : JSON.stringify(answer));
     }),
   ).finally(finish);
   return new Response(readable, { status: 200, headers: SSE_HEADERS });

@@ -10,7 +10,8 @@ export { NOTE_LIMITS } from "./limits.js";
 export { type NotesPackOptions, notesPack } from "./pack.js";
 export { noteUri } from "./resources/note.js";
 export { seedDemo } from "./seed.js";
-export { SqliteNotesStore, type SqliteNotesStoreOptions } from "./sqlite-store.js";
+export { NOTES_MIGRATION_SCOPE, NOTES_SQLITE_MIGRATIONS } from "./sqlite/migrations.js";
+export { SqliteNotesStore, type SqliteNotesStoreOptions } from "./sqlite/store.js";
 export type {
   NewNote,
   Note,

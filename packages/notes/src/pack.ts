@@ -16,8 +16,7 @@ export interface NotesPackOptions {
 }
 
 /** The notes tools, the `note://{title}` resource and the `summarize_note` prompt over one store. */
-export function notesPack(options: NotesPackOptions): Pack {
-  const { store } = options;
+export function notesPack({ store, closeStore = false }: NotesPackOptions): Pack {
   return definePack({
     name: "notes",
     tools: [
@@ -30,6 +29,6 @@ export function notesPack(options: NotesPackOptions): Pack {
     ],
     resources: [noteResource(store)],
     prompts: [summarizeNotePrompt(store)],
-    close: options.closeStore ? () => store.close() : undefined,
+    close: closeStore ? () => store.close() : undefined,
   });
 }

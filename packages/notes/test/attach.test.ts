@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { attachPack } from "@toolshed/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { notesPack } from "../src/pack.js";
-import { SqliteNotesStore } from "../src/sqlite-store.js";
+import { SqliteNotesStore } from "../src/sqlite/store.js";
 import { captureLogger, errorMeta, steppingClock, tempDir, text } from "./helpers.js";
 
 let store: SqliteNotesStore;

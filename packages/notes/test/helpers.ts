@@ -1,33 +1,23 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "@toolshed/schema";
 import { connectInMemory, createLogger, createServer, type ToolshedServer } from "@toolshed/server";
+import { captureLogger as captureWith, tempDir as sharedTempDir } from "@toolshed/test-support";
 import { notesPack } from "../src/pack.js";
-import { SqliteNotesStore, type SqliteNotesStoreOptions } from "../src/sqlite-store.js";
+import { SqliteNotesStore, type SqliteNotesStoreOptions } from "../src/sqlite/store.js";
 
 export const META = "toolshed.dev/error";
 
-/** A fresh folder under the OS temp dir, removed by the returned cleanup. */
+export { errorMeta, resultText as text } from "@toolshed/test-support";
+
+/** The shared tempDir; these tests call its remove() `cleanup`. */
 export function tempDir(): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), "toolshed-notes-"));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const tmp = sharedTempDir("notes");
+  return { dir: tmp.dir, cleanup: tmp.remove };
 }
 
-/** A pino logger writing JSON lines into an array, to read what the server logged. */
-export function captureLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split("\n")) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: createLogger({ destination: stream, level: "debug" }), lines };
-}
+/** A logger from @toolshed/server's createLogger whose JSON lines land in `lines`. */
+export const captureLogger = () => captureWith(createLogger);
 
 /** A clock that starts at 2025-03-01T09:00:00.000Z and moves one minute per reading. */
 export function steppingClock(start = Date.parse("2025-03-01T09:00:00.000Z")): () => Date {
@@ -75,14 +65,4 @@ export async function startHarness(options: SqliteNotesStoreOptions = {}): Promi
       tmp.cleanup();
     },
   };
-}
-
-/** The text of a result's content blocks. */
-export function text(result: CallToolResult): string {
-  return (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
-}
-
-/** The error class a result carries (C9), or undefined for a success. */
-export function errorMeta(result: CallToolResult): Record<string, unknown> | undefined {
-  return result._meta?.[META] as Record<string, unknown> | undefined;
 }

@@ -3,7 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { connectInMemory, createServer } from "@toolshed/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { notesPack } from "../src/pack.js";
-import { SqliteNotesStore } from "../src/sqlite-store.js";
+import { SqliteNotesStore } from "../src/sqlite/store.js";
 import { captureLogger, errorMeta, type Harness, startHarness, text } from "./helpers.js";
 
 let h: Harness;

@@ -14,7 +14,7 @@ import { DEMO_NOTES } from "../src/demo-notes.js";
 import { notesPack } from "../src/pack.js";
 import { PostgresNotesStore } from "../src/postgres/index.js";
 import { seedDemo } from "../src/seed.js";
-import { SqliteNotesStore } from "../src/sqlite-store.js";
+import { SqliteNotesStore } from "../src/sqlite/store.js";
 import type { NotesStore } from "../src/store.js";
 import { captureLogger, errorMeta, text } from "./helpers.js";
 

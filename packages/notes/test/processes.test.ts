@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
-import { SqliteNotesStore } from "../src/sqlite-store.js";
+import { SqliteNotesStore } from "../src/sqlite/store.js";
 import { tempDir } from "./helpers.js";
 
 const run = promisify(execFile);

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEMO_NOTES } from "../src/demo-notes.js";
 import { seedDemo } from "../src/seed.js";
-import { SqliteNotesStore } from "../src/sqlite-store.js";
+import { SqliteNotesStore } from "../src/sqlite/store.js";
 import { tempDir } from "./helpers.js";
 
 async function countNotes(store: SqliteNotesStore): Promise<number> {

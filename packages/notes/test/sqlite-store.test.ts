@@ -1,20 +1,24 @@
 import { join } from "node:path";
 import { MigrationError, openSqlite, runMigrations, StorageOpenError } from "@toolshed/storage";
+import { forEachSqliteDriver } from "@toolshed/test-support";
 import { describe, expect, it } from "vitest";
-import { NOTES_MIGRATIONS, NOTES_SCOPE } from "../src/migrations.js";
-import { SqliteNotesStore } from "../src/sqlite-store.js";
+import { NOTES_MIGRATION_SCOPE, NOTES_SQLITE_MIGRATIONS } from "../src/sqlite/migrations.js";
+import { SqliteNotesStore } from "../src/sqlite/store.js";
 import { steppingClock, tempDir } from "./helpers.js";
 import { describeNotesStoreContract } from "./store-contract.js";
 
-describeNotesStoreContract("SqliteNotesStore on a temp file", async () => {
-  const tmp = tempDir();
-  return { store: SqliteNotesStore.open(join(tmp.dir, "notes.db"), { now: steppingClock() }), cleanup: tmp.cleanup };
-});
+forEachSqliteDriver((driver) => {
+  describeNotesStoreContract(`SqliteNotesStore on a temp file (${driver})`, async () => {
+    const tmp = tempDir();
+    const store = SqliteNotesStore.open(join(tmp.dir, "notes.db"), { now: steppingClock(), driver });
+    return { store, cleanup: tmp.cleanup };
+  });
 
-describeNotesStoreContract("SqliteNotesStore in :memory:", async () => ({
-  store: SqliteNotesStore.open(":memory:"),
-  cleanup: () => {},
-}));
+  describeNotesStoreContract(`SqliteNotesStore in :memory: (${driver})`, async () => ({
+    store: SqliteNotesStore.open(":memory:", { driver }),
+    cleanup: () => {},
+  }));
+});
 
 describe("SqliteNotesStore files", () => {
   it("keeps notes across close and reopen", async () => {
@@ -35,7 +39,7 @@ describe("SqliteNotesStore files", () => {
     const tmp = tempDir();
     const file = join(tmp.dir, "old.db");
     const old = openSqlite(file);
-    expect(runMigrations(old, NOTES_SCOPE, NOTES_MIGRATIONS.slice(0, 1))).toBe(1);
+    expect(runMigrations(old, NOTES_MIGRATION_SCOPE, NOTES_SQLITE_MIGRATIONS.slice(0, 1))).toBe(1);
     old
       .prepare("INSERT INTO notes (id, title, body, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
       .run(
@@ -73,8 +77,8 @@ describe("SqliteNotesStore files", () => {
     const check = openSqlite(file);
     const versions = check
       .prepare("SELECT version FROM toolshed_migrations WHERE scope = ? ORDER BY version")
-      .all(NOTES_SCOPE) as Array<{ version: number }>;
-    expect(versions.map((v) => v.version)).toEqual(NOTES_MIGRATIONS.map((m) => m.version));
+      .all(NOTES_MIGRATION_SCOPE) as Array<{ version: number }>;
+    expect(versions.map((v) => v.version)).toEqual(NOTES_SQLITE_MIGRATIONS.map((m) => m.version));
     check.close();
     tmp.cleanup();
   });
@@ -85,13 +89,13 @@ describe("SqliteNotesStore files", () => {
     SqliteNotesStore.open(file).close();
     const db = openSqlite(file);
     db.prepare("INSERT INTO toolshed_migrations (scope, version, name, applied_at) VALUES (?, 99, 'future', ?)").run(
-      NOTES_SCOPE,
+      NOTES_MIGRATION_SCOPE,
       new Date().toISOString(),
     );
     db.close();
     expect(() => SqliteNotesStore.open(file)).toThrow(MigrationError);
     expect(() => SqliteNotesStore.open(file)).toThrow(
-      `database ${file} has notes schema version 99, newer than this release knows (${NOTES_MIGRATIONS.length}); upgrade Toolshed to a release that knows it, or use another database`,
+      `database ${file} has notes schema version 99, newer than this release knows (${NOTES_SQLITE_MIGRATIONS.length}); upgrade Toolshed to a release that knows it, or use another database`,
     );
     tmp.cleanup();
   });

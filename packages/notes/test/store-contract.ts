@@ -34,7 +34,6 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
   expect(error).toBeInstanceOf(Error);
   return error as Error;
 }
-
 export function describeNotesStoreContract(label: string, makeStore: () => Promise<StoreUnderTest>): void {
   describe(`NotesStore contract: ${label}`, () => {
     let store: NotesStore;

@@ -5,6 +5,10 @@
  * This file defines the complete public surface of the package. Any new export added here
  * becomes public API. Use named exports, not wildcards.
  */
+
+export type { SqliteDriver, SqliteDriverChoice } from "@toolshed/storage";
 export { checkDatabaseUrl, DatabaseConnectError, redactDatabaseUrl } from "./database-url.js";
 export { type OpenedPacks, type OpenPacksOptions, openPacks } from "./open-packs.js";
 export { PACK_NAMES, PackConfigError, type PackName, parsePackList } from "./pack-names.js";
+export type { DatabaseCondition, Readiness } from "./readiness.js";
+export { parseSqliteDriver, SQLITE_DRIVER_CHOICES } from "./sqlite-driver.js";

@@ -1,7 +1,9 @@
 import type { Pack } from "@toolshed/schema";
+import type { SqliteDriver, SqliteDriverChoice } from "@toolshed/storage";
 import { checkDatabaseUrl } from "./database-url.js";
 import { openSqlitePacks } from "./open-sqlite.js";
 import { PACK_NAMES, type PackName } from "./pack-names.js";
+import type { Readiness } from "./readiness.js";
 import type { OpenedStores } from "./stores.js";
 
 export interface OpenPacksOptions {
@@ -16,7 +18,7 @@ export interface OpenPacksOptions {
   packs?: readonly PackName[];
   /** Seed demo data into stores that are empty of it (idempotent, also across instances). */
   demo?: boolean;
-  /** Backend timeout of the CRM pack in ms. */
+  /** How long one CRM store call may take, in ms (default 5000). */
   crmTimeoutMs?: number;
   /**
    * Open the database without writing to it: SQLite read-only (no WAL switch, no migrations), on
@@ -26,15 +28,29 @@ export interface OpenPacksOptions {
   readOnly?: boolean;
   /** How long idempotency keys are remembered (default 24 hours; Infinity keeps them forever). */
   idempotencyRetentionMs?: number;
+  /**
+   * Which SQLite driver opens the file: `auto` (default) is node:sqlite on Node 22.16 or later,
+   * else better-sqlite3. One that cannot be loaded here is a PackConfigError saying what would
+   * work. Ignored with `databaseUrl`.
+   */
+  sqliteDriver?: SqliteDriverChoice;
 }
 
 export interface OpenedPacks {
   packs: Pack[];
   names: PackName[];
   /** Which database the stores use. */
-  backend: "sqlite" | "postgres";
-  /** True when the database answers a query (SELECT 1). */
+  database: "sqlite" | "postgres";
+  /** The SQLite driver in use (undefined on PostgreSQL). */
+  sqliteDriver?: SqliteDriver;
+  /** True when the database answers a query (SELECT 1) and no store failed lately to write to it. */
   ready(): Promise<boolean>;
+  /**
+   * Readiness with its reason: not ready when the database cannot be reached (or read), or a write
+   * failed lately because it cannot be written (a full disk, a read-only file); ready but `busy`
+   * while calls wait for a pooled connection, since a locked table is no reason to stop traffic.
+   */
+  readiness(): Promise<Readiness>;
   /** Closes every store (and the PostgreSQL pool); safe to call twice. */
   close(): Promise<void>;
 }
@@ -54,6 +70,7 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
     ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
   };
   let stores: OpenedStores;
+  let sqliteDriver: SqliteDriver | undefined;
   if (options.databaseUrl !== undefined) {
     checkDatabaseUrl(options.databaseUrl);
     const { openPostgresPacks } = await import("./open-postgres.js");
@@ -63,21 +80,38 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
       ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }),
     });
   } else {
-    stores = await openSqlitePacks(options.db ?? ":memory:", names, common);
+    const sqlite = await openSqlitePacks(options.db ?? ":memory:", names, {
+      ...common,
+      ...(options.sqliteDriver === undefined ? {} : { sqliteDriver: options.sqliteDriver }),
+    });
+    stores = sqlite;
+    sqliteDriver = sqlite.sqliteDriver;
   }
   let closed = false;
+  const readiness = async (): Promise<Readiness> => {
+    if (closed) return { ready: false, reason: "the server is closing its database" };
+    try {
+      await stores.ping();
+    } catch {
+      const reason = options.databaseUrl === undefined ? "cannot read the database file" : "cannot reach the database";
+      return { ready: false, database: "unreachable", reason };
+    }
+    const cannotWrite = stores.cannotWrite?.();
+    if (cannotWrite !== undefined) {
+      const reason = `the database cannot be written: ${cannotWrite}; tools that only read still work`;
+      return { ready: false, database: "cannot_write", reason };
+    }
+    const busy = stores.busy?.();
+    return busy === undefined ? { ready: true } : { ready: true, database: "busy", reason: busy };
+  };
   return {
     packs: stores.packs,
     names,
-    backend: options.databaseUrl === undefined ? "sqlite" : "postgres",
+    database: options.databaseUrl === undefined ? "sqlite" : "postgres",
+    ...(sqliteDriver === undefined ? {} : { sqliteDriver }),
+    readiness,
     async ready() {
-      if (closed) return false;
-      try {
-        await stores.ping();
-        return true;
-      } catch {
-        return false;
-      }
+      return (await readiness()).ready;
     },
     async close() {
       if (closed) return;

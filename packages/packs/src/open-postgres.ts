@@ -72,12 +72,24 @@ export async function openPostgresPacks(
     await closeAll();
     throw explainDatabaseError(error, { database, readOnly, demo });
   }
+  // Readiness asks on a connection of its own: a pool whose connections all wait behind a locked
+  // table still has a database that answers, and is busy rather than unreachable.
+  const max = options.poolMax ?? 10;
+  const probe = createPgPool(url, { max: 1, connectionTimeoutMs: 2000, ...(schema === undefined ? {} : { schema }) });
   return {
     packs,
     async ping() {
-      await pool.query("SELECT 1");
+      await probe.query("SELECT 1");
     },
-    close: closeAll,
+    busy() {
+      const waiting = pool.waitingCount;
+      if (waiting === 0) return undefined;
+      return `the database is busy: all ${max} connections of this instance are in use and ${waiting} ${waiting === 1 ? "call is" : "calls are"} waiting for one; calls may be slow or fail as busy`;
+    },
+    async close() {
+      await probe.end().catch(() => {});
+      await closeAll();
+    },
   };
 }
 
@@ -87,8 +99,8 @@ type Opener = (pool: PgPool, closers: Array<() => Promise<void>>, options: Postg
 async function storeOpeners(names: readonly PackName[]) {
   const { PostgresNotesStore } = await import("@toolshed/notes/postgres");
   const { PostgresTicketsStore } = await import("@toolshed/tickets/postgres");
-  const { PostgresCrmBackend } = await import("@toolshed/crm/postgres");
-  const classes = { notes: PostgresNotesStore, tickets: PostgresTicketsStore, crm: PostgresCrmBackend };
+  const { PostgresCrmStore } = await import("@toolshed/crm/postgres");
+  const classes = { notes: PostgresNotesStore, tickets: PostgresTicketsStore, crm: PostgresCrmStore };
   const open: Opener = async (pool, closers, options) => {
     const storeOptions = {
       readonly: options.readOnly ?? false,
@@ -109,10 +121,10 @@ async function storeOpeners(names: readonly PackName[]) {
         if (options.demo) await seedTickets(store);
         packs.push(ticketsPack({ store }));
       } else {
-        const backend = await PostgresCrmBackend.open({ pool }, storeOptions);
-        closers.push(() => backend.close());
-        if (options.demo) await seedCrm(backend);
-        packs.push(crmPack({ backend, closeBackend: false, timeoutMs: options.crmTimeoutMs }));
+        const store = await PostgresCrmStore.open({ pool }, storeOptions);
+        closers.push(() => store.close());
+        if (options.demo) await seedCrm(store);
+        packs.push(crmPack({ store, timeoutMs: options.crmTimeoutMs }));
       }
     }
     return packs;

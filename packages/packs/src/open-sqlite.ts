@@ -1,11 +1,13 @@
 import { resolve } from "node:path";
-import { crmPack, SqliteCrmBackend, seedDemo as seedCrm } from "@toolshed/crm";
+import { crmPack, SqliteCrmStore, seedDemo as seedCrm } from "@toolshed/crm";
 import { notesPack, SqliteNotesStore, seedDemo as seedNotes } from "@toolshed/notes";
 import type { Pack } from "@toolshed/schema";
-import { checkSqliteSchemas, openSqlite } from "@toolshed/storage";
+import { checkSqliteSchemas, openSqlite, type SqliteDriver, type SqliteDriverChoice } from "@toolshed/storage";
 import { SqliteTicketsStore, seedDemo as seedTickets, ticketsPack } from "@toolshed/tickets";
 import { explainDatabaseError } from "./database-errors.js";
 import type { PackName } from "./pack-names.js";
+import { WriteFailures } from "./readiness.js";
+import { resolveSqliteDriver } from "./sqlite-driver.js";
 import type { OpenedStores } from "./stores.js";
 
 export interface SqlitePacksOptions {
@@ -14,12 +16,14 @@ export interface SqlitePacksOptions {
   /** Open the file read-only: nothing written, tables must be current (`:memory:` stays writable). */
   readOnly?: boolean;
   idempotencyRetentionMs?: number;
+  /** Which SQLite driver opens the file (default `auto`). */
+  sqliteDriver?: SqliteDriverChoice;
 }
 
 const SCHEMAS = {
   notes: SqliteNotesStore.schema,
   tickets: SqliteTicketsStore.schema,
-  crm: SqliteCrmBackend.schema,
+  crm: SqliteCrmStore.schema,
 } as const;
 
 /** The chosen packs on one SQLite file (or `:memory:`), with a read-only probe connection. */
@@ -27,21 +31,24 @@ export async function openSqlitePacks(
   db: string,
   names: readonly PackName[],
   options: SqlitePacksOptions,
-): Promise<OpenedStores> {
+): Promise<OpenedStores & { sqliteDriver: SqliteDriver }> {
   const readonly = (options.readOnly ?? false) && db !== ":memory:";
   const demo = options.demo ?? false;
+  const driver = resolveSqliteDriver(options.sqliteDriver);
+  const using = { ...options, sqliteDriver: driver };
   try {
     // Every pack's tables are checked before any store writes to the file.
     checkSqliteSchemas(
       db,
       names.map((name) => SCHEMAS[name]),
-      { readonly: readonly && !demo },
+      { readonly: readonly && !demo, driver },
     );
     if (readonly && demo) {
       // --demo writes its data first; then the file is served read-only.
-      await (await openStores(db, names, { ...options, readOnly: false })).close();
+      await (await openStores(db, names, { ...using, readOnly: false })).close();
     }
-    return await openStores(db, names, { ...options, readOnly: readonly, demo: demo && !readonly });
+    const stores = await openStores(db, names, { ...using, readOnly: readonly, demo: demo && !readonly });
+    return { ...stores, sqliteDriver: driver };
   } catch (error) {
     const database = db === ":memory:" ? db : resolve(db);
     throw explainDatabaseError(error, { database, readOnly: options.readOnly ?? false, demo });
@@ -56,25 +63,29 @@ async function openStores(db: string, names: readonly PackName[], options: Sqlit
   };
   const storeOptions = {
     readonly: options.readOnly ?? false,
+    ...(options.sqliteDriver === undefined ? {} : { driver: options.sqliteDriver }),
     ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
   };
+  // Readiness learns of a file that cannot be written from the stores' failed writes.
+  const failures = options.readOnly ? undefined : new WriteFailures();
+  const watched = <T extends object>(store: T): T => failures?.watch(store) ?? store;
   try {
     for (const name of names) {
       if (name === "notes") {
         const store = SqliteNotesStore.open(db, storeOptions);
         closers.push(() => store.close());
         if (options.demo) await seedNotes(store);
-        packs.push(notesPack({ store }));
+        packs.push(notesPack({ store: watched(store) }));
       } else if (name === "tickets") {
         const store = SqliteTicketsStore.open(db, storeOptions);
         closers.push(() => store.close());
         if (options.demo) await seedTickets(store);
-        packs.push(ticketsPack({ store }));
+        packs.push(ticketsPack({ store: watched(store) }));
       } else {
-        const backend = SqliteCrmBackend.open(db, storeOptions);
-        closers.push(() => backend.close());
-        if (options.demo) await seedCrm(backend);
-        packs.push(crmPack({ backend, closeBackend: false, timeoutMs: options.crmTimeoutMs }));
+        const store = SqliteCrmStore.open(db, storeOptions);
+        closers.push(() => store.close());
+        if (options.demo) await seedCrm(store);
+        packs.push(crmPack({ store: watched(store), timeoutMs: options.crmTimeoutMs }));
       }
     }
   } catch (error) {
@@ -82,12 +93,19 @@ async function openStores(db: string, names: readonly PackName[], options: Sqlit
     throw error;
   }
   // A connection of its own for health checks, so a check never waits behind a tool's write.
-  const probe = db === ":memory:" ? undefined : openSqlite(db, { readonly: true });
+  const probe =
+    db === ":memory:"
+      ? undefined
+      : openSqlite(db, {
+          readonly: true,
+          ...(options.sqliteDriver === undefined ? {} : { driver: options.sqliteDriver }),
+        });
   return {
     packs,
     async ping() {
       probe?.prepare("SELECT 1").get();
     },
+    cannotWrite: () => failures?.current(),
     async close() {
       probe?.close();
       await closeAll();

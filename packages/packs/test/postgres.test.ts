@@ -38,7 +38,7 @@ describe.skipIf(!reachable)("openPacks on PostgreSQL", () => {
     const options = { databaseUrl: db.url, databaseSchema: db.schema, demo: true, poolMax: 4 };
     // Two instances starting at once: migrations and demo seeding must not collide.
     const [a, b] = await Promise.all([openPacks(options), openPacks(options)]);
-    expect(a.backend).toBe("postgres");
+    expect(a.database).toBe("postgres");
     expect(await a.ready()).toBe(true);
     const logger = createLogger({ level: "silent" });
     const serverA = createServer({ name: "a", version: "1", packs: a.packs, logger });

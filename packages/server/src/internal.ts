@@ -30,6 +30,13 @@ export {
   requireString,
 } from "./params.js";
 export { DEFAULT_STATE_MAX_BYTES, DEFAULT_STATE_TTL_MS, RequestStateCodec } from "./request-state.js";
+export {
+  batchTooLarge,
+  DEFAULT_MAX_BATCH_BYTES,
+  DEFAULT_MAX_RESULT_BYTES,
+  jsonSizeOver,
+  resultTooLarge,
+} from "./result-size.js";
 export { type CancelSignal, outcomeOf } from "./run-tool.js";
 export {
   type CacheFields,

@@ -59,6 +59,7 @@ import {
   runChain,
   toolErrorAsProtocolError,
 } from "./middleware.js";
+import { DEFAULT_MAX_RESULT_BYTES, jsonSizeOver, resultTooLarge } from "./result-size.js";
 import { type CallOutcome, type CancelSignal, outcomeOf, runTool } from "./run-tool.js";
 
 /** What a tools/call ended as: the outcome class, or `input_required` (a 2026-07-28 round that asks the client). */
@@ -80,6 +81,11 @@ export interface RuntimeOptions {
   textFormat?: TextFormat;
   /** Server-wide call timeout in ms (default 30 000); a tool's own timeout wins. 0 turns it off. */
   timeoutMs?: number;
+  /**
+   * Largest JSON of one tool result in bytes (default 4 MiB, DEFAULT_MAX_RESULT_BYTES); a larger one
+   * is answered with a `too_large` tool error instead. 0 turns the check off.
+   */
+  maxResultBytes?: number;
   /** Whether a request with these credentials is limited to read-only tools (C14). */
   isReadOnlyRequest?: (authInfo: AuthInfo | undefined) => boolean;
   /**
@@ -371,6 +377,12 @@ export class Runtime {
               logger: base.logger,
             })
           : await this.#runToolThrough(frame, tool, parsed.data, base, signal);
+    }
+    // Before the outcome is logged, so the log says what the client got.
+    const maxBytes = this.#options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    if (maxBytes > 0) {
+      const size = jsonSizeOver(result, maxBytes);
+      if (size !== undefined) result = resultTooLarge(name, size, maxBytes);
     }
     // The request's logger: a transport may add its request id to every line.
     const logger = base.logger;

@@ -25,6 +25,11 @@ export interface CreateServerOptions {
   textFormat?: TextFormat;
   /** Server-wide call timeout in ms (default 30 000); a tool's own `timeoutMs` wins; 0 turns it off. */
   timeoutMs?: number;
+  /**
+   * Largest JSON of one tool result in bytes (default 4 MiB); a larger result is answered with a
+   * `too_large` tool error telling the model to ask for less. 0 turns the check off.
+   */
+  maxResultBytes?: number;
   /** Decides from a request's credentials whether it may use only read-only tools (C14). */
   isReadOnlyRequest?: (authInfo: AuthInfo | undefined) => boolean;
   /**
@@ -125,6 +130,7 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     logger,
     textFormat: options.textFormat,
     timeoutMs: options.timeoutMs,
+    ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }),
     isReadOnlyRequest: options.isReadOnlyRequest,
     ...(options.canAccess ? { canAccess: options.canAccess } : {}),
   });

@@ -17,6 +17,7 @@ import {
   defineTool,
   type Pack,
 } from "@toolshed/schema";
+import { captureLogger, resultText } from "@toolshed/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -30,10 +31,9 @@ import {
   type ToolshedServer,
 } from "../src/index.js";
 import type { CallScope } from "../src/internal.js";
-import { captureLogger } from "./fixtures.js";
-import { META, text } from "./more-fixtures.js";
+import { META } from "./more-fixtures.js";
 
-const logs = captureLogger();
+const logs = captureLogger(createLogger);
 
 function notesPack(): Pack {
   return definePack({
@@ -347,7 +347,7 @@ describe.each(["2025", "2026-07-28"] as const)("requiredScopes and canAccess, %s
   });
 
   it("a canAccess that throws hides the definition and logs a warning, and the server goes on", async () => {
-    const local = captureLogger();
+    const local = captureLogger(createLogger);
     const server = serve({
       logger: local.logger,
       canAccess: (_who, target: AccessTarget) => {
@@ -372,7 +372,7 @@ describe.each(["2025", "2026-07-28"] as const)("requiredScopes and canAccess, %s
     const write = await ask(server, era, "tools/call", { name: "add_note", arguments: { title: "x" } }, READER);
     const result = write.result as unknown as CallToolResult;
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool add_note: your credentials allow read-only tools only; add_note changes data. Read-only tools: get_note",
     );
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "permission_denied", retryable: false });
@@ -382,7 +382,7 @@ describe.each(["2025", "2026-07-28"] as const)("requiredScopes and canAccess, %s
     const server = serve({ readOnly: true });
     expect((await lists(server, era, undefined)).tools).toEqual(["get_note", "purge"]);
     const write = await ask(server, era, "tools/call", { name: "delete_note", arguments: { title: "x" } });
-    expect(text(write.result as unknown as CallToolResult)).toMatch(
+    expect(resultText(write.result as unknown as CallToolResult)).toMatch(
       /^Error executing tool delete_note: this server is read-only; delete_note changes data\. Read-only tools: get_note, purge$/,
     );
   });
@@ -625,7 +625,7 @@ describe("onToolOutcome", () => {
   });
 
   it("the outcome matches the runtime's 'tool call' log line", async () => {
-    const local = captureLogger();
+    const local = captureLogger(createLogger);
     const heard: string[] = [];
     const server = serve({ packs: [outcomesPack], logger: local.logger, onToolOutcome: (_n, o) => heard.push(o) });
     const client = await connectInMemory(server);
@@ -657,7 +657,7 @@ describe("attachPack on an SDK 1.x McpServer", () => {
     const client = await attached(WRITER);
     const denied = (await client.callTool({ name: "delete_note", arguments: { title: "x" } })) as CallToolResult;
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toBe(`Error executing tool delete_note: ${NOT_ADMIN_MESSAGE}`);
+    expect(resultText(denied)).toBe(`Error executing tool delete_note: ${NOT_ADMIN_MESSAGE}`);
     expect(denied._meta?.[META]).toEqual({ kind: "tool", code: "permission_denied", retryable: false });
     await expect(client.readResource({ uri: "note://index" })).rejects.toMatchObject({ code: -32003 });
     await expect(client.getPrompt({ name: "summarize", arguments: { title: "a" } })).rejects.toMatchObject({
@@ -670,11 +670,11 @@ describe("attachPack on an SDK 1.x McpServer", () => {
   it("a call without credentials, or with the scope, runs", async () => {
     const local = await attached();
     const ok = (await local.callTool({ name: "delete_note", arguments: { title: "x" } })) as CallToolResult;
-    expect(text(ok)).toBe("deleted x");
+    expect(resultText(ok)).toBe("deleted x");
     const admin = await attached(FULL);
-    expect(text((await admin.callTool({ name: "delete_note", arguments: { title: "y" } })) as CallToolResult)).toBe(
-      "deleted y",
-    );
+    expect(
+      resultText((await admin.callTool({ name: "delete_note", arguments: { title: "y" } })) as CallToolResult),
+    ).toBe("deleted y");
   });
 });
 
@@ -704,13 +704,13 @@ describe.each(["modern", "legacy"] as const)("attachPack on an SDK v2 McpServer,
   it("a call whose token lacks a scope is a permission_denied tool error; with the scope it runs", async () => {
     const writer = await attached(WRITER);
     const denied = (await writer.client.callTool({ name: "delete_note", arguments: { title: "x" } })) as CallToolResult;
-    expect(text(denied)).toBe(`Error executing tool delete_note: ${NOT_ADMIN_MESSAGE}`);
+    expect(resultText(denied)).toBe(`Error executing tool delete_note: ${NOT_ADMIN_MESSAGE}`);
     expect(denied._meta?.[META]).toEqual({ kind: "tool", code: "permission_denied", retryable: false });
     await expect(writer.client.readResource({ uri: "note://index" })).rejects.toMatchObject({ code: -32003 });
     await writer.close();
     const admin = await attached(FULL);
     const ok = (await admin.client.callTool({ name: "delete_note", arguments: { title: "y" } })) as CallToolResult;
-    expect(text(ok)).toBe("deleted y");
+    expect(resultText(ok)).toBe("deleted y");
     await admin.close();
   });
 });

@@ -15,10 +15,11 @@ import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotoc
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createMcpHandler, type McpHttpHandler, McpServer } from "@modelcontextprotocol/server";
 import { definePack, definePrompt, defineTool } from "@toolshed/schema";
+import { captureLogger, resultText } from "@toolshed/test-support";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type AttachPackOptions, attachPack, connectInMemory, createServer } from "../src/index.js";
-import { captureLogger, crmPack, FakeCrm, miscPack, notesPack } from "./fixtures.js";
+import { type AttachPackOptions, attachPack, connectInMemory, createLogger, createServer } from "../src/index.js";
+import { crmPack, FakeCrm, miscPack, notesPack } from "./fixtures.js";
 import {
   ContextProbe,
   contextPack,
@@ -30,11 +31,10 @@ import {
   TICKET_IDS,
   TRIP,
   TRIP_META,
-  text,
 } from "./more-fixtures.js";
 
 const crm = new FakeCrm();
-const logs = captureLogger();
+const logs = captureLogger(createLogger);
 
 /** A prompt and a tool that ask the client with their own keys, for the multi round-trip tests. */
 const askingPack = definePack({
@@ -241,14 +241,14 @@ describe.each(["modern", "legacy"] as const)("attachPack on a v2 McpServer, %s e
     expect(three.content).toEqual([{ type: "text", text: "3" }]);
     const echoed = await call(client(), "echo_text", { text: "hello" });
     expect(echoed.structuredContent).toEqual({ result: "hello" });
-    expect(text(echoed)).toBe("hello");
+    expect(resultText(echoed)).toBe("hello");
   });
 
   it("C3: output that breaks the schema is masked, never sent", async () => {
     const result = await call(client(), "bad_output");
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
-    expect(text(result)).toMatch(/^Error executing tool bad_output \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(result)).toMatch(/^Error executing tool bad_output \(ref [0-9a-f]{8}\)$/);
     expect(JSON.stringify(result)).not.toContain("many");
   });
 
@@ -263,23 +263,23 @@ describe.each(["modern", "legacy"] as const)("attachPack on a v2 McpServer, %s e
     ]);
     expect(range._meta?.[META]).toMatchObject({ kind: "validation", code: "invalid_arguments", retryable: false });
     const several = await call(client(), "crm_search_accounts", { query: "A", tier: "huge" });
-    expect(text(several)).toBe(
+    expect(resultText(several)).toBe(
       'Invalid arguments for tool crm_search_accounts:\nquery: must be at least 2 characters (got 1)\ntier: must be one of "startup", "growth", "enterprise" (got "huge")',
     );
-    expect(text(await call(client(), "get_note"))).toMatch(/^Invalid arguments for tool get_note:\ntitle: /);
+    expect(resultText(await call(client(), "get_note"))).toMatch(/^Invalid arguments for tool get_note:\ntitle: /);
   });
 
   it("C6: a handler's InvalidArgumentsError or invalid_arguments ToolError has the same text and class", async () => {
     const trip = await call(client(), "plan_trip", { from: "Oslo", to: "Oslo" });
     expect(trip).toMatchObject({ content: [{ type: "text", text: TRIP }], isError: true });
     expect(trip._meta?.[META]).toEqual(TRIP_META);
-    expect(text(await call(client(), "next_page", { cursor: "x" }))).toBe(PAGE);
+    expect(resultText(await call(client(), "next_page", { cursor: "x" }))).toBe(PAGE);
   });
 
   it("C7: a throwing handler is masked; no secret on the wire; logged with the ref", async () => {
     const result = await call(client(), "leaky");
     const wire = JSON.stringify(result);
-    expect(text(result)).toMatch(/^Error executing tool leaky \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(result)).toMatch(/^Error executing tool leaky \(ref [0-9a-f]{8}\)$/);
     for (const secret of ["hunter2", "/srv/app", "secret.ts", "Error:"]) expect(wire).not.toContain(secret);
     const meta = result._meta?.[META] as { ref: string };
     expect(meta).toEqual({ kind: "internal", code: "internal_error", retryable: false, ref: meta.ref });
@@ -289,12 +289,12 @@ describe.each(["modern", "legacy"] as const)("attachPack on a v2 McpServer, %s e
   it("C8/C9: a ToolError reaches the model with its class; a timeout is retryable", async () => {
     const missing = await call(client(), "get_note", { title: "nope" });
     expect(missing.isError).toBe(true);
-    expect(text(missing)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
+    expect(resultText(missing)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
     expect(missing._meta?.[META]).toEqual({ kind: "tool", code: "not_found", retryable: false });
     expect(missing.structuredContent).toBeUndefined();
     crm.latencyMs = 1000;
     const slow = await call(client(), "crm_get_account", { account_id: "acc_1" });
-    expect(text(slow)).toBe(
+    expect(resultText(slow)).toBe(
       "Error executing tool crm_get_account: timed out after 100 ms; temporary failure, safe to retry",
     );
     expect(slow._meta?.[META]).toEqual({ kind: "tool", code: "timeout", retryable: true });
@@ -318,7 +318,7 @@ describe.each(["modern", "legacy"] as const)("attachPack on a v2 McpServer, %s e
         { id: "acc_3", reason: "failed_precondition", message: "Account 'acc_3' is archived", retryable: false },
       ],
     });
-    expect(text(partial).split("\n")[0]).toBe("1 of 3 items succeeded, 2 failed.");
+    expect(resultText(partial).split("\n")[0]).toBe("1 of 3 items succeeded, 2 failed.");
     const none = await call(client(), "crm_bulk_update_tier", { account_ids: ["acc_9"], new_tier: "growth" });
     expect(none.isError).toBe(true);
     expect(none.structuredContent).toMatchObject({ succeeded_count: 0, failed_count: 1 });
@@ -448,7 +448,7 @@ describe.each(["modern", "legacy"] as const)("attachPack on a v2 McpServer, %s e
     const result = await call(client(), "two_questions", { prefix: ">" });
     if (era === "legacy") {
       // createMcpHandler serves 2025 requests on a fresh McpServer each: nothing to ask the client on.
-      expect(text(result)).toBe(
+      expect(resultText(result)).toBe(
         "Error executing tool two_questions: this server runs without sessions, so the tool cannot ask the user (elicitation)",
       );
       expect(result._meta?.[META]).toEqual({ kind: "tool", code: "failed_precondition", retryable: false });
@@ -530,19 +530,19 @@ describe("questions to the client, 2026-07-28 (multi round-trip over HTTP)", () 
       ) as Promise<CallToolResult>;
     const tampered = await retry(`x${first.requestState}`);
     expect(tampered.isError).toBe(true);
-    expect(text(tampered)).toBe(
+    expect(resultText(tampered)).toBe(
       "Invalid arguments for tool two_questions:\nrequestState was not issued by this server or was changed; send the request again without requestState and inputResponses to start over",
     );
     expect(tampered._meta?.[META]).toEqual({ kind: "validation", code: "invalid_arguments", retryable: false });
     // Bound to the arguments it was made for.
-    expect(text(await retry(first.requestState, { prefix: "<" }))).toMatch(
+    expect(resultText(await retry(first.requestState, { prefix: "<" }))).toMatch(
       /^Invalid arguments for tool two_questions:\nrequestState belongs to another request/,
     );
     const wrongShape = (await manual.callTool(
       { name: "two_questions", arguments: { prefix: ">" }, inputResponses: { colour: { action: "maybe" } } } as never,
       { allowInputRequired: true },
     )) as CallToolResult;
-    expect(text(wrongShape)).toMatch(
+    expect(resultText(wrongShape)).toMatch(
       /^Invalid arguments for tool two_questions:\ninputResponses\["colour"\] is not a valid elicitation\/create result/,
     );
     expect(wrongShape._meta?.[META]).toEqual({ kind: "validation", code: "invalid_arguments", retryable: false });
@@ -566,7 +566,7 @@ describe("questions to the client, 2026-07-28 (multi round-trip over HTTP)", () 
       } as never,
       { allowInputRequired: true },
     )) as CallToolResult;
-    expect(text(stolen)).toContain("belongs to another request");
+    expect(resultText(stolen)).toContain("belongs to another request");
     expect((await call(alice, "ask_user")).structuredContent).toEqual({ result: "hello Ada" });
     await alice.close();
     await bob.close();
@@ -594,7 +594,9 @@ describe("questions to the client, 2026-07-28 (multi round-trip over HTTP)", () 
     expect(((await (b as Client).callTool(answer)) as CallToolResult).structuredContent).toEqual({
       result: "hello Lin",
     });
-    expect(text((await (c as Client).callTool(answer)) as CallToolResult)).toContain("was not issued by this server");
+    expect(resultText((await (c as Client).callTool(answer)) as CallToolResult)).toContain(
+      "was not issued by this server",
+    );
     for (const client of [a, b, c]) await client?.close();
     for (const h of [one, two, other]) await h.close();
     for (const s of servers) s.http.close();
@@ -603,7 +605,7 @@ describe("questions to the client, 2026-07-28 (multi round-trip over HTTP)", () 
   it("a question the client cannot answer is a failed_precondition tool error, as on SDK 1.x", async () => {
     const bare = await v2Client(served.url, "modern", {});
     const result = await call(bare, "ask_model", { question: "2+2?" });
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool ask_model: this client does not support sampling, so the tool cannot ask its model",
     );
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "failed_precondition", retryable: false });
@@ -692,7 +694,7 @@ describe("questions to the client, 2025 session (a McpServer connected by hand)"
     const client = new Client({ name: "bare", version: "0.0.0" });
     await client.connect(clientSide);
     const result = await call(client, "ask_user");
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool ask_user: this client does not support elicitation, so the tool cannot ask the user",
     );
     await client.close();

@@ -9,16 +9,17 @@ import {
   type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
 import { definePack, defineResource, defineResourceTemplate } from "@toolshed/schema";
+import { captureLogger, resultText } from "@toolshed/test-support";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { attachPack } from "../src/index.js";
-import { captureLogger, crmPack, FakeCrm, miscPack, notesPack } from "./fixtures.js";
-import { ContextProbe, contextPack, docsPack, META, TICKET_IDS, text } from "./more-fixtures.js";
+import { attachPack, createLogger } from "../src/index.js";
+import { crmPack, FakeCrm, miscPack, notesPack } from "./fixtures.js";
+import { ContextProbe, contextPack, docsPack, META, TICKET_IDS } from "./more-fixtures.js";
 
 let mcp: McpServer;
 let client: Client;
 const crm = new FakeCrm();
-const logs = captureLogger();
+const logs = captureLogger(createLogger);
 
 async function connectTo(server: McpServer, capabilities: Record<string, unknown> = {}): Promise<Client> {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
@@ -111,21 +112,21 @@ describe("attachPack: tools", () => {
     expect(three.content).toEqual([{ type: "text", text: "3" }]);
     const echoed = await call("echo_text", { text: "hello" });
     expect(echoed.structuredContent).toEqual({ result: "hello" });
-    expect(text(echoed)).toBe("hello");
+    expect(resultText(echoed)).toBe("hello");
   });
 
   it("C3: output that breaks the schema is masked, never sent", async () => {
     const result = await call("bad_output");
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
-    expect(text(result)).toMatch(/^Error executing tool bad_output \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(result)).toMatch(/^Error executing tool bad_output \(ref [0-9a-f]{8}\)$/);
     expect(JSON.stringify(result)).not.toContain("many");
   });
 
   it("C8/C9: a ToolError is 'Error executing tool <name>: <message>' with its error class", async () => {
     const result = await call("get_note", { title: "nope" });
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
+    expect(resultText(result)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "not_found", retryable: false });
     expect(result.structuredContent).toBeUndefined();
   });
@@ -133,7 +134,7 @@ describe("attachPack: tools", () => {
   it("C9: a tool's timeout is a retryable timeout", async () => {
     crm.latencyMs = 1000;
     const result = await call("crm_get_account", { account_id: "acc_1" });
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool crm_get_account: timed out after 100 ms; temporary failure, safe to retry",
     );
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "timeout", retryable: true });
@@ -142,7 +143,7 @@ describe("attachPack: tools", () => {
   it("C7: a throwing handler is masked; no secret on the wire; logged with the ref", async () => {
     const result = await call("leaky");
     const wire = JSON.stringify(result);
-    expect(text(result)).toMatch(/^Error executing tool leaky \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(result)).toMatch(/^Error executing tool leaky \(ref [0-9a-f]{8}\)$/);
     for (const secret of ["hunter2", "/srv/app", "secret.ts", "Error:"]) expect(wire).not.toContain(secret);
     const meta = result._meta?.[META] as { ref: string };
     expect(meta).toEqual({ kind: "internal", code: "internal_error", retryable: false, ref: meta.ref });
@@ -161,7 +162,7 @@ describe("attachPack: tools", () => {
         { id: "acc_3", reason: "failed_precondition", message: "Account 'acc_3' is archived", retryable: false },
       ],
     });
-    expect(text(result).split("\n")[0]).toBe("1 of 3 items succeeded, 2 failed.");
+    expect(resultText(result).split("\n")[0]).toBe("1 of 3 items succeeded, 2 failed.");
     expect(crm.accounts.get("acc_1")?.tier).toBe("growth");
   });
 
@@ -207,7 +208,7 @@ describe("attachPack: tools", () => {
   it("sampling without the client capability is the same failed_precondition tool error as createServer's", async () => {
     const result = await call("ask_model", { question: "2+2?" });
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool ask_model: this client does not support sampling, so the tool cannot ask its model",
     );
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "failed_precondition", retryable: false });
@@ -216,7 +217,7 @@ describe("attachPack: tools", () => {
   it("elicitation without the client capability is the same failed_precondition tool error as createServer's", async () => {
     const result = await call("ask_user");
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool ask_user: this client does not support elicitation, so the tool cannot ask the user",
     );
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "failed_precondition", retryable: false });

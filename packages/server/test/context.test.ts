@@ -8,10 +8,11 @@ import {
   type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CancelledError } from "@toolshed/errors";
+import { captureLogger, resultText } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { connectInMemory, createServer, type ToolshedServer } from "../src/index.js";
-import { captureLogger, miscPack } from "./fixtures.js";
-import { ContextProbe, contextPack, META, rawPeer, text } from "./more-fixtures.js";
+import { connectInMemory, createLogger, createServer, type ToolshedServer } from "../src/index.js";
+import { miscPack } from "./fixtures.js";
+import { ContextProbe, contextPack, META, rawPeer } from "./more-fixtures.js";
 
 let server: ToolshedServer;
 let client: Client;
@@ -19,7 +20,7 @@ let probe: ContextProbe;
 let logs: ReturnType<typeof captureLogger>;
 
 beforeEach(async () => {
-  logs = captureLogger();
+  logs = captureLogger(createLogger);
   probe = new ContextProbe();
   server = createServer({ name: "ctx", version: "1.0.0", packs: [miscPack, contextPack(probe)], logger: logs.logger });
   client = await connectInMemory(server);
@@ -186,7 +187,7 @@ describe("sampling (ctx.createMessage)", () => {
   it("is a failed_precondition tool error when the client does not declare sampling", async () => {
     const result = await call(client, "ask_model", { question: "hi" });
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool ask_model: this client does not support sampling, so the tool cannot ask its model",
     );
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "failed_precondition", retryable: false });
@@ -226,7 +227,7 @@ describe("elicitation (ctx.elicitInput)", () => {
   it("is a failed_precondition tool error when the client does not declare elicitation", async () => {
     const result = await call(client, "ask_user");
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool ask_user: this client does not support elicitation, so the tool cannot ask the user",
     );
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "failed_precondition", retryable: false });

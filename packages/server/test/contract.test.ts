@@ -1,10 +1,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { DefinitionError, definePack, defineTool } from "@toolshed/schema";
+import { captureLogger, resultText } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectInMemory, createServer, type ToolshedServer } from "../src/index.js";
-import { captureLogger, crmPack, FakeCrm, miscPack, notesPack, ticketsPack } from "./fixtures.js";
+import { connectInMemory, createLogger, createServer, type ToolshedServer } from "../src/index.js";
+import { crmPack, FakeCrm, miscPack, notesPack, ticketsPack } from "./fixtures.js";
 import { rawConnection } from "./raw.js";
 
 const META = "toolshed.dev/error";
@@ -13,11 +14,6 @@ let crm: FakeCrm;
 let server: ToolshedServer;
 let client: Client;
 let logs: ReturnType<typeof captureLogger>;
-
-function text(result: CallToolResult): string {
-  const content = result.content as Array<{ type: string; text?: string }>;
-  return content.map((c) => c.text ?? "").join("\n");
-}
 
 async function callOn(c: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   return (await c.callTool({ name, arguments: args })) as CallToolResult;
@@ -29,7 +25,7 @@ async function call(name: string, args: Record<string, unknown> = {}) {
 
 beforeEach(async () => {
   crm = new FakeCrm();
-  logs = captureLogger();
+  logs = captureLogger(createLogger);
   server = createServer({
     name: "parity",
     version: "1.0.0",
@@ -64,7 +60,7 @@ describe("C1 object output", () => {
     });
     const c = await connectInMemory(compact);
     const result = await callOn(c, "get_note", { title: "groceries" });
-    expect(text(result)).toBe('{"title":"groceries","body":"milk, eggs","words":2}');
+    expect(resultText(result)).toBe('{"title":"groceries","body":"milk, eggs","words":2}');
     await c.close();
     await compact.close();
   });
@@ -87,10 +83,10 @@ describe("C2 non-object output is wrapped", () => {
   it("C2: a string result is its own text; an array is JSON", async () => {
     const echoed = await call("echo_text", { text: "hello" });
     expect(echoed.structuredContent).toEqual({ result: "hello" });
-    expect(text(echoed)).toBe("hello");
+    expect(resultText(echoed)).toBe("hello");
     const found = await call("search_tickets", { query: "login" });
     expect(found.structuredContent).toEqual({ result: ["#101 login (open)"] });
-    expect(JSON.parse(text(found))).toEqual(["#101 login (open)"]);
+    expect(JSON.parse(resultText(found))).toEqual(["#101 login (open)"]);
   });
 });
 
@@ -99,7 +95,7 @@ describe("C3 output is checked", () => {
     const result = await call("bad_output");
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
-    expect(text(result)).toMatch(/^Error executing tool bad_output \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(result)).toMatch(/^Error executing tool bad_output \(ref [0-9a-f]{8}\)$/);
     expect(JSON.stringify(result)).not.toContain("many");
     const ref = (result._meta?.[META] as { ref?: string } | undefined)?.ref;
     expect(
@@ -157,7 +153,7 @@ describe("C6 invalid arguments", () => {
   it("C6: limit out of range and a bad enum value, one hint line each", async () => {
     const result = await call("search_tickets", { query: "x", status: "pending", limit: 999 });
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       [
         "Invalid arguments for tool search_tickets:",
         'status: must be one of "open", "closed", "any" (got "pending")',
@@ -178,14 +174,14 @@ describe("C6 invalid arguments", () => {
 
   it("C6: cross-field rule max_arr >= min_arr names max_arr", async () => {
     const result = await call("crm_search_accounts", { query: "Acme", min_arr: 100, max_arr: 5 });
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Invalid arguments for tool crm_search_accounts:\nmax_arr: must be greater than or equal to min_arr",
     );
   });
 
   it("C6: missing and unknown arguments are hints that list what works", async () => {
     const result = await call("search_tickets", { qeury: "login" });
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       [
         "Invalid arguments for tool search_tickets:",
         'qeury: unknown argument; did you mean "query"? Valid arguments: query, status, limit',
@@ -217,7 +213,7 @@ describe("C6 invalid arguments", () => {
       expect(r.isError).toBe(true);
     }
     expect(calls).toBe(0);
-    expect(text(await callOn(c, "spy", { n: 1 }))).toBe("called");
+    expect(resultText(await callOn(c, "spy", { n: 1 }))).toBe("called");
     expect(calls).toBe(1);
     await c.close();
     await s.close();
@@ -228,11 +224,11 @@ describe("C7 unexpected exceptions are masked", () => {
   it("C7: no trace of the exception reaches the client; the log has it under the same ref", async () => {
     const result = await call("leaky");
     const wire = JSON.stringify(result);
-    expect(text(result)).toMatch(/^Error executing tool leaky \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(result)).toMatch(/^Error executing tool leaky \(ref [0-9a-f]{8}\)$/);
     for (const secret of ["hunter2", "/srv/app", "secret.ts", "at ", "Error:"]) expect(wire).not.toContain(secret);
     const meta = result._meta?.[META] as { kind: string; code: string; retryable: boolean; ref: string };
     expect(meta).toEqual({ kind: "internal", code: "internal_error", retryable: false, ref: meta.ref });
-    expect(text(result)).toContain(meta.ref);
+    expect(resultText(result)).toContain(meta.ref);
     const logged = logs.lines.find((l) => l.ref === meta.ref && l.level === 50);
     expect(JSON.stringify(logged)).toContain("db password hunter2");
   });
@@ -242,7 +238,7 @@ describe("C8 tool errors reach the model", () => {
   it("C8: get_note('nope') says what was wrong and what would work", async () => {
     const result = await call("get_note", { title: "nope" });
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
+    expect(resultText(result)).toBe("Error executing tool get_note: No note 'nope'. Known titles: groceries, todo");
     expect(result.structuredContent).toBeUndefined();
   });
 });
@@ -250,13 +246,13 @@ describe("C8 tool errors reach the model", () => {
 describe("C9 machine-readable error class", () => {
   it("C9: a missing account is not_found and not retryable", async () => {
     const result = await call("crm_get_account", { account_id: "acc_404" });
-    expect(text(result)).toBe("Error executing tool crm_get_account: No account found with id 'acc_404'");
+    expect(resultText(result)).toBe("Error executing tool crm_get_account: No account found with id 'acc_404'");
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "not_found", retryable: false });
   });
 
   it("C9: a backend timeout is retryable and its text ends with the retry hint", async () => {
     const result = await call("backend_timeout");
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool backend_timeout: the CRM did not answer within 5 s; temporary failure, safe to retry",
     );
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "timeout", retryable: true });
@@ -267,7 +263,7 @@ describe("C9 machine-readable error class", () => {
     const started = Date.now();
     const result = await call("crm_get_account", { account_id: "acc_1" });
     expect(Date.now() - started).toBeLessThan(900);
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Error executing tool crm_get_account: timed out after 100 ms; temporary failure, safe to retry",
     );
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "timeout", retryable: true });
@@ -298,15 +294,15 @@ describe("C10 classification of common failures", () => {
     expect(meta.code).toBe(code);
     expect(meta.retryable).toBe(retryable);
     if (retryable) expect(meta.retryAfterMs).toBe(3000);
-    expect(text(result)).toContain(`Error executing tool upstream: ${message} (ref ${meta.ref})`);
-    if (retryable) expect(text(result)).toMatch(/; temporary failure, safe to retry after 3 s$/);
+    expect(resultText(result)).toContain(`Error executing tool upstream: ${message} (ref ${meta.ref})`);
+    if (retryable) expect(resultText(result)).toMatch(/; temporary failure, safe to retry after 3 s$/);
     expect(JSON.stringify(result)).not.toContain("secret-token-xyz");
   });
 
   it("C10: an unknown HTTP status is internal and masked", async () => {
     const result = await call("upstream", { status: 418 });
     expect((result._meta?.[META] as { kind?: string } | undefined)?.kind).toBe("internal");
-    expect(text(result)).toMatch(/^Error executing tool upstream \(ref [0-9a-f]{8}\)$/);
+    expect(resultText(result)).toMatch(/^Error executing tool upstream \(ref [0-9a-f]{8}\)$/);
   });
 });
 
@@ -323,7 +319,7 @@ describe("C11 partial success", () => {
         { id: "acc_3", reason: "failed_precondition", message: "Account 'acc_3' is archived", retryable: false },
       ],
     });
-    expect(text(result).split("\n")[0]).toBe("1 of 3 items succeeded, 2 failed.");
+    expect(resultText(result).split("\n")[0]).toBe("1 of 3 items succeeded, 2 failed.");
     expect(crm.accounts.get("acc_1")?.tier).toBe("growth");
   });
 
@@ -420,7 +416,7 @@ describe("C14 annotations", () => {
     expect(names).toEqual(["crm_get_account", "crm_search_accounts", "three"]);
     const denied = await callOn(c, "crm_bulk_update_tier", { account_ids: ["acc_1"], new_tier: "growth" });
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toMatch(/^Error executing tool crm_bulk_update_tier: this server is read-only;/);
+    expect(resultText(denied)).toMatch(/^Error executing tool crm_bulk_update_tier: this server is read-only;/);
     expect(denied._meta?.[META]).toEqual({ kind: "tool", code: "permission_denied", retryable: false });
     expect(crm.accounts.get("acc_1")?.tier).toBe("startup");
     await c.close();
@@ -434,7 +430,7 @@ describe("C14 annotations", () => {
     const names = (await c.listTools()).tools.map((t) => t.name);
     expect(names).not.toContain("crm_bulk_update_tier");
     const denied = await callOn(c, "echo_text", { text: "x" });
-    expect(text(denied)).toMatch(/your credentials allow read-only tools only/);
+    expect(resultText(denied)).toMatch(/your credentials allow read-only tools only/);
     const writer = await connectInMemory(server, {
       authInfo: { token: "t", clientId: "writer", scopes: ["tools:read", "tools:write"] },
     });

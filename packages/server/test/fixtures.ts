@@ -1,10 +1,8 @@
 // The three seed-lesson servers written with Toolshed, plus small tools for the remaining rules.
 
-import { Writable } from "node:stream";
 import { NotFoundError, runBatch, TimeoutError, ToolError } from "@toolshed/errors";
 import { definePack, definePrompt, defineResourceTemplate, defineTool, fullResult } from "@toolshed/schema";
 import { z } from "zod";
-import { createLogger } from "../src/index.js";
 
 const NOTES: Record<string, string> = { groceries: "milk, eggs", todo: "call mom" };
 
@@ -266,15 +264,3 @@ export const miscPack = definePack({
     }),
   ],
 });
-
-/** A pino logger writing into an array, to read what the server logged. */
-export function captureLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split("\n")) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: createLogger({ destination: stream, level: "debug" }), lines };
-}

@@ -4,10 +4,12 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { NotFoundError, RateLimitedError } from "@toolshed/errors";
 import { definePack, definePrompt, defineResource, defineResourceTemplate, defineTool } from "@toolshed/schema";
+import { captureLogger } from "@toolshed/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   connectInMemory,
+  createLogger,
   createServer,
   JsonRpcCode,
   JsonRpcError,
@@ -16,7 +18,6 @@ import {
   type ToolshedServer,
 } from "../src/index.js";
 import type { Answer, CallScope } from "../src/internal.js";
-import { captureLogger } from "./fixtures.js";
 
 const META = "toolshed.dev/error";
 const AUTH = { token: "t", clientId: "client-7", scopes: ["tools:read", "tools:write"] };
@@ -126,7 +127,7 @@ let logs: ReturnType<typeof captureLogger>;
 
 function make(middleware?: Parameters<typeof createServer>[0]["middleware"]): ToolshedServer {
   ran = [];
-  logs = captureLogger();
+  logs = captureLogger(createLogger);
   server = createServer({
     name: "mw",
     version: "1.0.0",

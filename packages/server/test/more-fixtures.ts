@@ -2,19 +2,13 @@
 
 import { PassThrough } from "node:stream";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidArgumentsError, NotFoundError, ToolError } from "@toolshed/errors";
 import { definePack, definePrompt, defineResource, defineResourceTemplate, defineTool } from "@toolshed/schema";
 import { z } from "zod";
 import type { ToolshedServer } from "../src/index.js";
 
 export const META = "toolshed.dev/error";
-
-/** The text of a tool result's content blocks, joined by newlines. */
-export function text(result: CallToolResult): string {
-  const content = result.content as Array<{ type: string; text?: string }>;
-  return content.map((c) => c.text ?? "").join("\n");
-}
 
 /** A promise with its resolve function outside, to let a test wait for a handler. */
 export function deferred<T = void>() {

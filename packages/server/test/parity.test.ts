@@ -7,11 +7,11 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { McpServer as V2McpServer } from "@modelcontextprotocol/server";
 import { definePack, defineTool, fullResult } from "@toolshed/schema";
+import { captureLogger, resultText } from "@toolshed/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { attachPack, connectInMemory, createServer } from "../src/index.js";
-import { captureLogger } from "./fixtures.js";
-import { META, text } from "./more-fixtures.js";
+import { attachPack, connectInMemory, createLogger, createServer } from "../src/index.js";
+import { META } from "./more-fixtures.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -30,7 +30,7 @@ async function connectTo(server: McpServer): Promise<Client> {
   return client;
 }
 
-async function toolshed(tools: Parameters<typeof definePack>[0]["tools"], logger = captureLogger().logger) {
+async function toolshed(tools: Parameters<typeof definePack>[0]["tools"], logger = captureLogger(createLogger).logger) {
   const server = createServer({ name: "parity", version: "1.0.0", packs: [definePack({ name: "p", tools })], logger });
   const client = await connectInMemory(server);
   closers.push(
@@ -95,15 +95,15 @@ describe("the seed's TypeScript example on SDK 1.32", () => {
     const own = await toolshed([tool]);
     const refused = await call(own, "crm_search_accounts", { query: "acme", min_arr: 100, max_arr: 10 });
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toBe(
+    expect(resultText(refused)).toBe(
       "Invalid arguments for tool crm_search_accounts:\nmax_arr: must be greater than or equal to min_arr",
     );
     const mcp = new McpServer({ name: "attached", version: "1.0.0" });
-    attachPack(mcp, definePack({ name: "crm", tools: [tool] }), { logger: captureLogger().logger });
+    attachPack(mcp, definePack({ name: "crm", tools: [tool] }), { logger: captureLogger(createLogger).logger });
     const attached = await connectTo(mcp);
     const alsoRefused = await call(attached, "crm_search_accounts", { query: "acme", min_arr: 100, max_arr: 10 });
     expect(alsoRefused.isError).toBe(true);
-    expect(text(alsoRefused)).toContain("must be greater than or equal to min_arr");
+    expect(resultText(alsoRefused)).toContain("must be greater than or equal to min_arr");
     expect(seen).toEqual([]);
     // A valid range reaches the handler on both.
     await call(own, "crm_search_accounts", { query: "acme", min_arr: 10, max_arr: 100 });
@@ -133,7 +133,7 @@ describe("null for an optional argument", () => {
   it("a required argument sent as null is a hint that says it is required", async () => {
     const client = await toolshed([searchAccounts([])]);
     const result = await call(client, "crm_search_accounts", { query: null });
-    expect(text(result)).toBe(
+    expect(resultText(result)).toBe(
       "Invalid arguments for tool crm_search_accounts:\nquery: is required and must be a string (got null)",
     );
     expect(result._meta?.[META]).toMatchObject({ kind: "validation", code: "invalid_arguments", retryable: false });
@@ -142,12 +142,14 @@ describe("null for an optional argument", () => {
   it("attachPack on an SDK 1.x McpServer validates with parseArguments too: tier: null is tier left out", async () => {
     const seen: unknown[] = [];
     const mcp = new McpServer({ name: "attached", version: "1.0.0" });
-    attachPack(mcp, definePack({ name: "crm", tools: [searchAccounts(seen)] }), { logger: captureLogger().logger });
+    attachPack(mcp, definePack({ name: "crm", tools: [searchAccounts(seen)] }), {
+      logger: captureLogger(createLogger).logger,
+    });
     const client = await connectTo(mcp);
     const result = await call(client, "crm_search_accounts", { query: "acme", tier: null });
     expect(result.isError).toBeFalsy();
     expect(seen).toEqual([{ query: "acme", min_arr: 0 }]);
-    expect(text(await call(client, "crm_search_accounts", { query: null }))).toBe(
+    expect(resultText(await call(client, "crm_search_accounts", { query: null }))).toBe(
       "Invalid arguments for tool crm_search_accounts:\nquery: is required and must be a string (got null)",
     );
   });
@@ -157,7 +159,9 @@ describe("attachPack on an SDK v2 McpServer", () => {
   it("validates with parseArguments: tier: null is tier left out, and the .refine() runs", async () => {
     const seen: unknown[] = [];
     const mcp = new V2McpServer({ name: "v2", version: "1.0.0" });
-    attachPack(mcp, definePack({ name: "crm", tools: [searchAccounts(seen)] }), { logger: captureLogger().logger });
+    attachPack(mcp, definePack({ name: "crm", tools: [searchAccounts(seen)] }), {
+      logger: captureLogger(createLogger).logger,
+    });
     const [clientSide, serverSide] = V2InMemoryTransport.createLinkedPair();
     await mcp.connect(serverSide);
     const client = new V2Client({ name: "parity-test", version: "0.0.0" });
@@ -170,7 +174,7 @@ describe("attachPack on an SDK v2 McpServer", () => {
       (await client.callTool({ name: "crm_search_accounts", arguments: args })) as CallToolResult;
     expect((await v2call({ query: "acme", tier: null })).isError).toBeFalsy();
     expect(seen).toEqual([{ query: "acme", min_arr: 0 }]);
-    expect(text(await v2call({ query: "acme", min_arr: 100, max_arr: 10 }))).toBe(
+    expect(resultText(await v2call({ query: "acme", min_arr: 100, max_arr: 10 }))).toBe(
       "Invalid arguments for tool crm_search_accounts:\nmax_arr: must be greater than or equal to min_arr",
     );
     expect(seen).toHaveLength(1);
@@ -181,7 +185,7 @@ describe("an error returned as a plain object (the seed's anti-pattern)", () => 
   const plain = { isError: true, retryable: true, message: "CRM system timed out, safe to retry" };
 
   it("is not an error result, and the server log warns once per tool to throw a ToolError", async () => {
-    const logs = captureLogger();
+    const logs = captureLogger(createLogger);
     const client = await toolshed(
       [
         defineTool({
@@ -210,7 +214,7 @@ describe("an error returned as a plain object (the seed's anti-pattern)", () => 
     // Sent as a success: no isError, no error class; the model reads a JSON dict.
     expect(first.isError).toBeFalsy();
     expect(first._meta?.[META]).toBeUndefined();
-    expect(JSON.parse(text(first))).toEqual(plain);
+    expect(JSON.parse(resultText(first))).toEqual(plain);
     await call(client, "crm_get_account", { account_id: "acc_2" });
     // With an output schema it breaks the schema: a masked server fault (C3), also warned about.
     const contact = await call(client, "crm_get_contact", { contact_id: "c_1" });
@@ -226,7 +230,7 @@ describe("an error returned as a plain object (the seed's anti-pattern)", () => 
   });
 
   it("attachPack warns too: every tool result passes the same place", async () => {
-    const logs = captureLogger();
+    const logs = captureLogger(createLogger);
     const mcp = new McpServer({ name: "attached", version: "1.0.0" });
     const tool = defineTool({
       name: "crm_get_account",

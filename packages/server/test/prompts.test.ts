@@ -1,8 +1,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { captureLogger } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { connectInMemory, createServer, type ToolshedServer } from "../src/index.js";
-import { captureLogger, notesPack } from "./fixtures.js";
+import { connectInMemory, createLogger, createServer, type ToolshedServer } from "../src/index.js";
+import { notesPack } from "./fixtures.js";
 import { promptsPack, rawPeer } from "./more-fixtures.js";
 
 let server: ToolshedServer;
@@ -10,7 +11,7 @@ let client: Client;
 let logs: ReturnType<typeof captureLogger>;
 
 beforeEach(async () => {
-  logs = captureLogger();
+  logs = captureLogger(createLogger);
   server = createServer({ name: "prompts", version: "1.0.0", packs: [notesPack, promptsPack], logger: logs.logger });
   client = await connectInMemory(server);
 });

@@ -1,10 +1,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { definePack, defineResource, defineResourceTemplate } from "@toolshed/schema";
+import { captureLogger } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectInMemory, createServer, type ToolshedServer } from "../src/index.js";
-import { captureLogger, notesPack } from "./fixtures.js";
+import { connectInMemory, createLogger, createServer, type ToolshedServer } from "../src/index.js";
+import { notesPack } from "./fixtures.js";
 import { docsPack, META, rawPeer } from "./more-fixtures.js";
 
 let server: ToolshedServer;
@@ -12,7 +13,7 @@ let client: Client;
 let logs: ReturnType<typeof captureLogger>;
 
 beforeEach(async () => {
-  logs = captureLogger();
+  logs = captureLogger(createLogger);
   server = createServer({ name: "res", version: "1.0.0", packs: [notesPack, docsPack], logger: logs.logger });
   client = await connectInMemory(server);
 });

@@ -1,7 +1,8 @@
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { captureLogger } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createServer, StdioTransport, type ToolshedServer } from "../src/index.js";
-import { captureLogger, miscPack, notesPack } from "./fixtures.js";
+import { createLogger, createServer, StdioTransport, type ToolshedServer } from "../src/index.js";
+import { miscPack, notesPack } from "./fixtures.js";
 import { type RawMessage, sleep, stdioPipes } from "./more-fixtures.js";
 
 let server: ToolshedServer;
@@ -39,7 +40,7 @@ beforeEach(() => {
     name: "stdio",
     version: "1.0.0",
     packs: [miscPack, notesPack],
-    logger: captureLogger().logger,
+    logger: captureLogger(createLogger).logger,
   });
 });
 

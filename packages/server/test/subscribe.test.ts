@@ -1,10 +1,16 @@
 import { type McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { captureLogger } from "@toolshed/test-support";
 import { expect, it } from "vitest";
-import { connectInMemory, createServer } from "../src/index.js";
-import { captureLogger, notesPack } from "./fixtures.js";
+import { connectInMemory, createLogger, createServer } from "../src/index.js";
+import { notesPack } from "./fixtures.js";
 
 it("resources/subscribe: subscribers hear of updates until they unsubscribe; unknown URIs are -32002", async () => {
-  const server = createServer({ name: "s", version: "1", packs: [notesPack], logger: captureLogger().logger });
+  const server = createServer({
+    name: "s",
+    version: "1",
+    packs: [notesPack],
+    logger: captureLogger(createLogger).logger,
+  });
   const client = await connectInMemory(server);
   const other = await connectInMemory(server);
   expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: true, subscribe: true });

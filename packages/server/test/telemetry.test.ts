@@ -3,11 +3,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { DataPoint, Histogram } from "@opentelemetry/sdk-metrics";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { telemetryPack, useTestTelemetry } from "@toolshed/test-support";
+import { captureLogger, telemetryPack, useTestTelemetry } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { connectInMemory, createServer, type ToolshedServer } from "../src/index.js";
+import { connectInMemory, createLogger, createServer, type ToolshedServer } from "../src/index.js";
 import type { Answer, CallScope } from "../src/internal.js";
-import { captureLogger } from "./fixtures.js";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_SPAN = "00f067aa0ba902b7";
@@ -22,7 +21,7 @@ let client: Client | undefined;
 let logs: ReturnType<typeof captureLogger>;
 
 beforeEach(() => {
-  logs = captureLogger();
+  logs = captureLogger(createLogger);
   server = createServer({ name: "otel", version: "1.0.0", packs: [pack], logger: logs.logger });
 });
 

@@ -1,9 +1,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { captureLogger, resultText } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { connectInMemory, createServer, type ToolshedServer } from "../src/index.js";
-import { captureLogger, miscPack } from "./fixtures.js";
-import { ContextProbe, contextPack, LateProbe, latePack, META, rawPeer, sleep, text } from "./more-fixtures.js";
+import { connectInMemory, createLogger, createServer, type ToolshedServer } from "../src/index.js";
+import { miscPack } from "./fixtures.js";
+import { ContextProbe, contextPack, LateProbe, latePack, META, rawPeer, sleep } from "./more-fixtures.js";
 
 let server: ToolshedServer;
 let client: Client;
@@ -18,7 +19,7 @@ const TIMED_OUT = (tool: string) =>
 beforeEach(async () => {
   unhandled = [];
   process.on("unhandledRejection", onUnhandled);
-  logs = captureLogger();
+  logs = captureLogger(createLogger);
   probe = new LateProbe();
   server = createServer({
     name: "late",
@@ -47,7 +48,7 @@ describe("timeouts", () => {
     // Answered at the timeout, before the handler got to its end.
     expect(finished).toBe(false);
     const result = answer.result as CallToolResult;
-    expect(text(result)).toBe(TIMED_OUT("ignores_signal"));
+    expect(resultText(result)).toBe(TIMED_OUT("ignores_signal"));
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "timeout", retryable: true });
     expect(await probe.finished.promise).toBe("finished");
     await sleep(30);
@@ -61,7 +62,7 @@ describe("timeouts", () => {
     const raw = await rawPeer(server);
     await raw.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "throws_late", arguments: {} } });
     const result = (await raw.response(1)).result as CallToolResult;
-    expect(text(result)).toBe(TIMED_OUT("throws_late"));
+    expect(resultText(result)).toBe(TIMED_OUT("throws_late"));
     expect(await probe.threw.promise).toBe("threw");
     await sleep(30);
     expect(raw.responsesTo(1)).toHaveLength(1);
@@ -72,14 +73,16 @@ describe("timeouts", () => {
 
   it("a handler that rejects with its signal's reason is the same retryable timeout", async () => {
     const result = (await client.callTool({ name: "rejects_with_reason", arguments: {} })) as CallToolResult;
-    expect(text(result)).toBe(TIMED_OUT("rejects_with_reason"));
+    expect(resultText(result)).toBe(TIMED_OUT("rejects_with_reason"));
     expect(result._meta?.[META]).toEqual({ kind: "tool", code: "timeout", retryable: true });
     expect(unhandled).toEqual([]);
   });
 
   it("a handler that resolves when aborted still gets the timeout answer, not its value", async () => {
     const result = (await client.callTool({ name: "slow", arguments: {} })) as CallToolResult;
-    expect(text(result)).toBe("Error executing tool slow: timed out after 50 ms; temporary failure, safe to retry");
+    expect(resultText(result)).toBe(
+      "Error executing tool slow: timed out after 50 ms; temporary failure, safe to retry",
+    );
     expect(result.structuredContent).toBeUndefined();
   });
 
@@ -87,7 +90,7 @@ describe("timeouts", () => {
     const late = client.callTool({ name: "ignores_signal", arguments: {} });
     const three = (await client.callTool({ name: "three", arguments: {} })) as CallToolResult;
     expect(three.structuredContent).toEqual({ result: 3 });
-    expect(text((await late) as CallToolResult)).toBe(TIMED_OUT("ignores_signal"));
+    expect(resultText((await late) as CallToolResult)).toBe(TIMED_OUT("ignores_signal"));
     await probe.finished.promise;
     expect(unhandled).toEqual([]);
   });
@@ -110,7 +113,7 @@ describe("timeouts", () => {
     });
     const c1 = await connectInMemory(limited);
     const cut = (await c1.callTool({ name: "sleep_ms", arguments: { ms: 80 } })) as CallToolResult;
-    expect(text(cut)).toBe(TIMED_OUT("sleep_ms"));
+    expect(resultText(cut)).toBe(TIMED_OUT("sleep_ms"));
     const off = createServer({
       name: "t0",
       version: "1",

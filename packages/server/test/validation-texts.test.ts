@@ -5,13 +5,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { captureLogger, resultText } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attachPack, connectInMemory, createServer, type ToolshedServer } from "../src/index.js";
-import { captureLogger, crmPack, FakeCrm } from "./fixtures.js";
-import { META, PAGE, refusingPack, TRIP, TRIP_META, text } from "./more-fixtures.js";
+import { attachPack, connectInMemory, createLogger, createServer, type ToolshedServer } from "../src/index.js";
+import { crmPack, FakeCrm } from "./fixtures.js";
+import { META, PAGE, refusingPack, TRIP, TRIP_META } from "./more-fixtures.js";
 import { rawConnection } from "./raw.js";
 
-const logs = captureLogger();
+const logs = captureLogger(createLogger);
 
 describe("createServer: a handler's InvalidArgumentsError reads as C6", () => {
   let server: ToolshedServer;
@@ -30,7 +31,7 @@ describe("createServer: a handler's InvalidArgumentsError reads as C6", () => {
     })) as CallToolResult;
     expect(trip).toEqual({ content: [{ type: "text", text: TRIP }], isError: true, _meta: { [META]: TRIP_META } });
     const page = (await client.callTool({ name: "next_page", arguments: { cursor: "x" } })) as CallToolResult;
-    expect(text(page)).toBe(PAGE);
+    expect(resultText(page)).toBe(PAGE);
     expect(page._meta?.[META]).toEqual({ kind: "validation", code: "invalid_arguments", retryable: false });
     await client.close();
   });
@@ -88,10 +89,10 @@ describe("attachPack on an SDK 1.x McpServer: C6 as on createServer", () => {
     ]);
     expect(several._meta?.[META]).toMatchObject({ kind: "validation", code: "invalid_arguments", retryable: false });
     const range = await call("crm_search_accounts", { query: "Acme", min_arr: 100, max_arr: 5 });
-    expect(text(range)).toBe(
+    expect(resultText(range)).toBe(
       "Invalid arguments for tool crm_search_accounts:\nmax_arr: must be greater than or equal to min_arr",
     );
-    expect(text(await call("crm_get_account", {}))).toMatch(
+    expect(resultText(await call("crm_get_account", {}))).toMatch(
       /^Invalid arguments for tool crm_get_account:\naccount_id: /,
     );
   });
@@ -99,7 +100,7 @@ describe("attachPack on an SDK 1.x McpServer: C6 as on createServer", () => {
   it("an argument the tool does not take is refused with a hint, as its published schema says", async () => {
     const result = await call("crm_get_account", { account_id: "acc_1", acount: "x" });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/^Invalid arguments for tool crm_get_account:\nacount: /);
+    expect(resultText(result)).toMatch(/^Invalid arguments for tool crm_get_account:\nacount: /);
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === "crm_get_account")?.inputSchema.additionalProperties).toBe(false);
   });
@@ -107,7 +108,7 @@ describe("attachPack on an SDK 1.x McpServer: C6 as on createServer", () => {
   it("a handler's InvalidArgumentsError or invalid_arguments ToolError reads as C6", async () => {
     const trip = await call("plan_trip", { from: "Oslo", to: "Oslo" });
     expect(trip).toEqual({ content: [{ type: "text", text: TRIP }], isError: true, _meta: { [META]: TRIP_META } });
-    expect(text(await call("next_page", { cursor: "x" }))).toBe(PAGE);
+    expect(resultText(await call("next_page", { cursor: "x" }))).toBe(PAGE);
     expect((await call("plan_trip", { from: "Oslo", to: "Rome" })).structuredContent).toEqual({ route: "Oslo-Rome" });
   });
 

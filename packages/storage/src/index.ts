@@ -33,3 +33,13 @@ export {
   StorageOpenError,
   type StorageOpenReason,
 } from "./sqlite.js";
+export {
+  defaultSqliteDriver,
+  SQLITE_DRIVERS,
+  type SqliteDriver,
+  type SqliteDriverChoice,
+  type SqliteRunResult,
+  type SqliteStatement,
+  type SqliteTransaction,
+  sqliteDriver,
+} from "./sqlite-driver.js";

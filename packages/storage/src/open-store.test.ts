@@ -3,11 +3,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { classifyError } from "@toolshed/errors";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Migration, MigrationError } from "./migrate.js";
 import { checkSqliteSchemas, openSqliteStore } from "./open-store.js";
 import { StorageOpenError } from "./sqlite.js";
+import { defaultSqliteDriver, openWithDriver } from "./sqlite-driver.js";
+
+/** A plain connection (no pragmas set), with the driver this Node uses by default, as another tool would leave a file. */
+const rawSqlite = (file: string) => openWithDriver(defaultSqliteDriver() ?? "node", file, false);
 
 let dir: string;
 beforeEach(() => {
@@ -28,7 +31,7 @@ const others = { scope: "others", migrations: [{ version: 1, name: "others", up:
 /** A file in rollback-journal mode (as another tool leaves it) with these versions recorded. */
 function fileWithVersions(name: string, rows: Array<[string, number]>): string {
   const file = join(dir, name);
-  const db = new Database(file);
+  const db = rawSqlite(file);
   db.exec(
     "CREATE TABLE toolshed_migrations (scope TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (scope, version))",
   );
@@ -81,7 +84,7 @@ describe("openSqliteStore", () => {
   describe("read-only", () => {
     function currentFile(): string {
       const file = join(dir, "current.db");
-      const db = new Database(file);
+      const db = rawSqlite(file);
       db.exec(
         "CREATE TABLE toolshed_migrations (scope TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (scope, version))",
       );

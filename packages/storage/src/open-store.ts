@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { checkSchemaVersions, type Migration, runMigrations, type StoreSchema } from "./migrate.js";
 import { readSqliteSchemaVersions, schemaVersions } from "./schema-versions.js";
 import { explainUnreadable, openSqlite, type SqliteDatabase, StorageOpenError } from "./sqlite.js";
+import type { SqliteDriverChoice } from "./sqlite-driver.js";
 
 export interface OpenSqliteStoreOptions {
   /** The store's scope and migrations. */
@@ -9,6 +10,8 @@ export interface OpenSqliteStoreOptions {
   /** Open an existing file without writing: no WAL switch, no migrations; its tables must be current. */
   readonly?: boolean;
   busyTimeoutMs?: number;
+  /** Which SQLite driver opens the file (default `auto`: node:sqlite where Node has it, else better-sqlite3). */
+  driver?: SqliteDriverChoice;
 }
 
 /**
@@ -19,11 +22,11 @@ export interface OpenSqliteStoreOptions {
 export function checkSqliteSchemas(
   path: string,
   schemas: readonly StoreSchema[],
-  options: { readonly?: boolean } = {},
+  options: { readonly?: boolean; driver?: SqliteDriverChoice } = {},
 ): void {
   if (path === ":memory:") return;
   const file = resolve(path);
-  const found = readSqliteSchemaVersions(file);
+  const found = readSqliteSchemaVersions(file, options.driver === undefined ? {} : { driver: options.driver });
   if (found === undefined) {
     if (options.readonly) {
       throw new StorageOpenError(`database ${file} does not exist; a read-only open needs an existing database file`, {
@@ -43,9 +46,11 @@ export function checkSqliteSchemas(
  */
 export function openSqliteStore(path: string, options: OpenSqliteStoreOptions): SqliteDatabase {
   const { schema } = options;
-  if (!options.readonly) checkSqliteSchemas(path, [schema]);
+  const driver = options.driver === undefined ? {} : { driver: options.driver };
+  if (!options.readonly) checkSqliteSchemas(path, [schema], driver);
   const db = openSqlite(path, {
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    ...driver,
     readonly: options.readonly ?? false,
   });
   try {

@@ -2,9 +2,12 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSqliteSchemaVersions } from "./schema-versions.js";
+import { defaultSqliteDriver, openWithDriver, type SqliteDatabase } from "./sqlite-driver.js";
+
+/** A plain connection (no pragmas set), with the driver this Node uses by default, as another tool would leave a file. */
+const rawSqlite = (file: string) => openWithDriver(defaultSqliteDriver() ?? "node", file, false);
 
 let dir: string;
 beforeEach(() => {
@@ -23,8 +26,8 @@ const MIGRATIONS_TABLE = `CREATE TABLE toolshed_migrations (
   )`;
 
 /** A database as a Toolshed release leaves it, in WAL mode and closed (no -wal or -shm). */
-function makeDatabase(file: string, rows: Array<[string, number]>, setup?: (db: Database.Database) => void) {
-  const db = new Database(file);
+function makeDatabase(file: string, rows: Array<[string, number]>, setup?: (db: SqliteDatabase) => void) {
+  const db = rawSqlite(file);
   setup?.(db);
   db.pragma("journal_mode = WAL");
   db.exec(MIGRATIONS_TABLE);
@@ -37,7 +40,7 @@ function makeDatabase(file: string, rows: Array<[string, number]>, setup?: (db: 
 
 /** What SQLite itself says, for comparison. */
 function sqliteAnswer(file: string): Map<string, number> {
-  const db = new Database(file);
+  const db = rawSqlite(file);
   const rows = db.prepare("SELECT scope, MAX(version) AS v FROM toolshed_migrations GROUP BY scope").all() as Array<{
     scope: string;
     v: number;
@@ -101,7 +104,7 @@ describe("readSqliteSchemaVersions", () => {
   it("sees versions still in the -wal of a running process", () => {
     const file = join(dir, "live.db");
     makeDatabase(file, [["notes", 1]]);
-    const writer = new Database(file);
+    const writer = rawSqlite(file);
     writer.pragma("wal_autocheckpoint = 0");
     writer.prepare("INSERT INTO toolshed_migrations VALUES ('notes', 5, 'n', 'x')").run();
     try {
@@ -115,7 +118,7 @@ describe("readSqliteSchemaVersions", () => {
     expect(readSqliteSchemaVersions(join(dir, "none.db"))).toBeUndefined();
     writeFileSync(join(dir, "empty.db"), "");
     expect(readSqliteSchemaVersions(join(dir, "empty.db"))).toEqual(new Map());
-    const other = new Database(join(dir, "other.db"));
+    const other = rawSqlite(join(dir, "other.db"));
     other.exec("CREATE TABLE things (x)");
     other.close();
     expect(readSqliteSchemaVersions(join(dir, "other.db"))).toEqual(new Map());

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import Database from "better-sqlite3";
-import type { SqliteDatabase } from "./sqlite.js";
+import { chooseDriver, type SqliteDatabase } from "./sqlite.js";
+import { openWithDriver, type SqliteDriverChoice } from "./sqlite-driver.js";
 
 /** The highest version of every scope in an open database's toolshed_migrations (none: empty map). */
 export function schemaVersions(db: SqliteDatabase): Map<string, number> {
@@ -20,16 +20,19 @@ export function schemaVersions(db: SqliteDatabase): Map<string, number> {
  * changes still in its `-wal`, or a hot journal, is read through SQLite. Undefined when the file
  * does not exist.
  */
-export function readSqliteSchemaVersions(file: string): Map<string, number> | undefined {
+export function readSqliteSchemaVersions(
+  file: string,
+  options: { driver?: SqliteDriverChoice } = {},
+): Map<string, number> | undefined {
   // Not there, or not a file (a folder): nothing to check; opening it says what is wrong.
   if (!existsSync(file) || !statSync(file).isFile()) return undefined;
-  if (sizeOf(`${file}-wal`) > 0 || existsSync(`${file}-journal`)) return readWithSqlite(file);
+  if (sizeOf(`${file}-wal`) > 0 || existsSync(`${file}-journal`)) return readWithSqlite(file, options.driver);
   try {
     return readClosedFile(file);
   } catch (error) {
     if (!(error instanceof Unreadable)) throw error;
     // Not a format this reader knows (or not a database): SQLite says what it is.
-    return readWithSqlite(file);
+    return readWithSqlite(file, options.driver);
   }
 }
 
@@ -41,8 +44,8 @@ function sizeOf(file: string): number {
   }
 }
 
-function readWithSqlite(file: string): Map<string, number> {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+function readWithSqlite(file: string, driver: SqliteDriverChoice | undefined): Map<string, number> {
+  const db = openWithDriver(chooseDriver(driver, file), file, true);
   try {
     return schemaVersions(db);
   } finally {

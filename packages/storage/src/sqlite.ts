@@ -1,8 +1,14 @@
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
+import {
+  openWithDriver,
+  pickSqliteDriver,
+  type SqliteDatabase,
+  type SqliteDriver,
+  type SqliteDriverChoice,
+} from "./sqlite-driver.js";
 
-export type SqliteDatabase = Database.Database;
+export type { SqliteDatabase } from "./sqlite-driver.js";
 
 export interface OpenSqliteOptions {
   /** How long a write waits for another connection's lock before SQLITE_BUSY (default 5000 ms). */
@@ -12,6 +18,8 @@ export interface OpenSqliteOptions {
    * Writes through the connection fail with SQLITE_READONLY.
    */
   readonly?: boolean;
+  /** Which SQLite driver opens the file (default `auto`: node:sqlite where Node has it, else better-sqlite3). */
+  driver?: SqliteDriverChoice;
 }
 
 // Node 20's recursive mkdirSync never returns for some unwritable parents (such as under
@@ -39,7 +47,9 @@ export type StorageOpenReason =
   | "read_only_folder"
   | "missing"
   | "newer_schema"
-  | "older_schema";
+  | "older_schema"
+  /** The SQLite driver asked for (or any, with `auto`) cannot be loaded in this Node. */
+  | "driver_unavailable";
 
 /** Thrown when a database cannot be opened or used; the message says what would work. */
 export class StorageOpenError extends Error {
@@ -97,6 +107,7 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Sqlit
   const memory = path === ":memory:";
   const file = memory ? path : resolve(path);
   const readonly = options.readonly ?? false;
+  const driver = chooseDriver(options.driver, file);
   if (memory && readonly) {
     throw new StorageOpenError(
       ":memory: cannot be opened read-only (it would be empty); open a database file read-only, or :memory: writable",
@@ -137,7 +148,7 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Sqlit
   }
   let db: SqliteDatabase;
   try {
-    db = new Database(file, { readonly, fileMustExist: readonly });
+    db = openWithDriver(driver, file, readonly);
   } catch (error) {
     throw new StorageOpenError(
       `cannot open database ${file} (${(error as { code?: string }).code ?? (error as Error).message}); choose a writable file path or :memory:`,
@@ -154,6 +165,16 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Sqlit
     throw explainUnreadable(error, file);
   }
   return db;
+}
+
+/** The driver to open `database` with; a StorageOpenError says what to install or which Node to use. */
+export function chooseDriver(choice: SqliteDriverChoice | undefined, database: string): SqliteDriver {
+  const picked = pickSqliteDriver(choice);
+  if ("driver" in picked) return picked.driver;
+  throw new StorageOpenError(`cannot open database ${database}: ${picked.problem}`, {
+    reason: "driver_unavailable",
+    database,
+  });
 }
 
 /**

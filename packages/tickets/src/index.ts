@@ -5,11 +5,11 @@
  * This file defines the complete public surface of the package. Any new export added here
  * becomes public API. Use named exports, not wildcards.
  */
-export { TICKETS_MIGRATIONS } from "./migrations.js";
 export { type TicketsPackOptions, ticketsPack } from "./pack.js";
 export { ticketMarkdown } from "./render-markdown.js";
 export { seedDemo } from "./seed.js";
-export { SqliteTicketsStore, type SqliteTicketsStoreOptions } from "./sqlite-store.js";
+export { TICKETS_MIGRATION_SCOPE, TICKETS_SQLITE_MIGRATIONS } from "./sqlite/migrations.js";
+export { SqliteTicketsStore, type SqliteTicketsStoreOptions } from "./sqlite/store.js";
 export {
   type AddedComment,
   type CreatedTicket,

@@ -31,7 +31,7 @@ describe("any user text is a safe query", () => {
         const result = await call(h.client, "search_tickets", { query, status });
         expect(errorMeta(result)?.kind, text(result)).not.toBe("internal");
         if (query.includes("\u0000")) {
-          // No store keeps a NUL (PostgreSQL refuses it): one hint for every backend (C6).
+          // No store keeps a NUL (PostgreSQL refuses it): one hint for every store (C6).
           expect(errorMeta(result)).toMatchObject({ kind: "validation", code: "invalid_arguments" });
           expect(text(result)).toMatch(/query: must not contain the NUL character/);
           continue;

@@ -1,33 +1,23 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "@toolshed/schema";
 import { connectInMemory, createLogger, createServer, type ToolshedServer } from "@toolshed/server";
 import { openSqlite, type SqliteDatabase } from "@toolshed/storage";
+import { captureLogger as captureWith, tempDir as sharedTempDir } from "@toolshed/test-support";
 import { SqliteTicketsStore, ticketsPack } from "../src/index.js";
 
 export const ERROR_META = "toolshed.dev/error";
 
-/** A fresh folder under the OS temp dir, removed by the returned cleanup. */
+export { errorMeta, resultText as text } from "@toolshed/test-support";
+
+/** The shared tempDir; these tests call its remove() `cleanup`. */
 export function tempDir(): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), "toolshed-tickets-"));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const tmp = sharedTempDir("tickets");
+  return { dir: tmp.dir, cleanup: tmp.remove };
 }
 
-/** A pino logger writing JSON lines into an array. */
-export function captureLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split("\n")) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: createLogger({ destination: stream, level: "debug" }), lines };
-}
+/** A logger from @toolshed/server's createLogger whose JSON lines land in `lines`. */
+export const captureLogger = () => captureWith(createLogger);
 
 /** A clock the test moves by hand: starts at 2025-03-01T09:00:00.000Z. */
 export function manualClock() {
@@ -90,14 +80,6 @@ export async function startHarness(options: { busyTimeoutMs?: number } = {}): Pr
 
 export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-export function text(result: CallToolResult): string {
-  return (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
-}
-
-export function errorMeta(result: CallToolResult): Record<string, unknown> | undefined {
-  return result._meta?.[ERROR_META] as Record<string, unknown> | undefined;
 }
 
 /** Row counts of every tickets table, to prove a call wrote nothing. */

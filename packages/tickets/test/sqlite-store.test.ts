@@ -1,19 +1,22 @@
 import { join } from "node:path";
 import { MigrationError, openSqlite, runMigrations, StorageOpenError } from "@toolshed/storage";
+import { forEachSqliteDriver } from "@toolshed/test-support";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteTicketsStore, TICKETS_MIGRATIONS } from "../src/index.js";
+import { SqliteTicketsStore, TICKETS_SQLITE_MIGRATIONS } from "../src/index.js";
 import { rowCounts, tempDir } from "./helpers.js";
 import { describeTicketsStoreContract } from "./store-contract.js";
 
-describeTicketsStoreContract("SQLite file in a temp dir", async () => {
-  const { dir, cleanup } = tempDir();
-  return { store: SqliteTicketsStore.open(join(dir, "nested", "tickets.db")), cleanup };
-});
+forEachSqliteDriver((driver) => {
+  describeTicketsStoreContract(`SQLite file in a temp dir (${driver})`, async () => {
+    const { dir, cleanup } = tempDir();
+    return { store: SqliteTicketsStore.open(join(dir, "nested", "tickets.db"), { driver }), cleanup };
+  });
 
-describeTicketsStoreContract("SQLite :memory:", async () => ({
-  store: SqliteTicketsStore.open(":memory:"),
-  cleanup: () => {},
-}));
+  describeTicketsStoreContract(`SQLite :memory: (${driver})`, async () => ({
+    store: SqliteTicketsStore.open(":memory:", { driver }),
+    cleanup: () => {},
+  }));
+});
 
 describe("SqliteTicketsStore files", () => {
   const cleanups: Array<() => void> = [];
@@ -29,7 +32,7 @@ describe("SqliteTicketsStore files", () => {
   it("upgrades a version-1 file in place: its tickets become searchable and ids go on", async () => {
     const path = file();
     const old = openSqlite(path);
-    expect(runMigrations(old, "tickets", TICKETS_MIGRATIONS.slice(0, 1))).toBe(1);
+    expect(runMigrations(old, "tickets", TICKETS_SQLITE_MIGRATIONS.slice(0, 1))).toBe(1);
     old
       .prepare("INSERT INTO tickets (title, body, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
       .run("Printer on fire", "Smoke from tray 2", "urgent", "2024-01-01T00:00:00.000Z", "2024-01-01T00:00:00.000Z");
@@ -56,7 +59,7 @@ describe("SqliteTicketsStore files", () => {
     const versions = check
       .prepare("SELECT version FROM toolshed_migrations WHERE scope = 'tickets' ORDER BY version")
       .all();
-    expect(versions).toEqual(TICKETS_MIGRATIONS.map((m) => ({ version: m.version })));
+    expect(versions).toEqual(TICKETS_SQLITE_MIGRATIONS.map((m) => ({ version: m.version })));
     check.close();
   });
 
@@ -73,11 +76,11 @@ describe("SqliteTicketsStore files", () => {
   it("refuses a file from a newer release, naming the versions", () => {
     const path = file();
     const db = openSqlite(path);
-    runMigrations(db, "tickets", [...TICKETS_MIGRATIONS, { version: 9, name: "future", up: "SELECT 1" }]);
+    runMigrations(db, "tickets", [...TICKETS_SQLITE_MIGRATIONS, { version: 9, name: "future", up: "SELECT 1" }]);
     db.close();
     expect(() => SqliteTicketsStore.open(path)).toThrow(MigrationError);
     expect(() => SqliteTicketsStore.open(path)).toThrow(
-      `database ${path} has tickets schema version 9, newer than this release knows (${TICKETS_MIGRATIONS.length}); upgrade Toolshed to a release that knows it, or use another database`,
+      `database ${path} has tickets schema version 9, newer than this release knows (${TICKETS_SQLITE_MIGRATIONS.length}); upgrade Toolshed to a release that knows it, or use another database`,
     );
   });
 

@@ -36,7 +36,6 @@ export const NASTY_QUERIES: readonly string[] = [
   "%_\\",
   "ÅNGSTRÖM",
 ];
-
 /**
  * The behaviour every TicketsStore implementation must have. Run it with a factory that gives a
  * fresh, empty store each time.

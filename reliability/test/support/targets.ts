@@ -1,7 +1,7 @@
 import { DEMO_ACCOUNTS } from "@toolshed/crm";
 import { DEMO_NOTES } from "@toolshed/notes";
+import type { KnownValues } from "@toolshed/testing";
 import { HttpChild, MCP_HEADERS } from "./http-child.js";
-import type { KnownValues } from "./json-schema-arb.js";
 import { idKey, StdioChild } from "./stdio-child.js";
 
 /** What one raw message got back: the JSON-RPC answers, and the raw text they came in. */

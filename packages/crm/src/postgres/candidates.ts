@@ -1,7 +1,7 @@
 import { type PgPool, toPgTsQuery } from "@toolshed/storage/postgres";
-import type { AccountRef } from "../backend.js";
 import { accountNameKey } from "../names.js";
 import { prefixEnd } from "../sqlite/rows.js";
+import type { AccountRef } from "../store.js";
 import { withoutNul } from "./rows.js";
 
 const SIDE = 25;

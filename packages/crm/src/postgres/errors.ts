@@ -1,9 +1,9 @@
 import { UnavailableError } from "@toolshed/errors";
 
 // pg and pg-pool report a connection that could not be made in time, or that dropped, as plain
-// Errors without a code.
-const CONNECTION_FAILURE =
-  /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Connection refused)/;
+// Errors without a code. pg-pool's "timeout exceeded when trying to connect" is not one: it means
+// every pooled connection was busy, which classifyError reports as a busy database.
+const CONNECTION_FAILURE = /^(Connection terminated|Client has encountered a connection error|Connection refused)/;
 
 /**
  * Turns pg's code-less connection failures into a retryable UnavailableError naming the CRM

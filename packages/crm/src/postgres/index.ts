@@ -4,5 +4,6 @@
  * This file defines the complete public surface of the package. Any new export added here
  * becomes public API. Use named exports, not wildcards.
  */
-export { PostgresCrmBackend, type PostgresCrmBackendOptions } from "./backend.js";
+
 export { CRM_PG_MIGRATIONS } from "./migrations.js";
+export { PostgresCrmStore, type PostgresCrmStoreOptions } from "./store.js";

@@ -1,4 +1,4 @@
-import type { Account, Tier } from "../backend.js";
+import type { Account, Tier } from "../store.js";
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 

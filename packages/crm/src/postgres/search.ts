@@ -1,8 +1,8 @@
 import { InvalidArgumentsError } from "@toolshed/errors";
 import { decodeCursor, encodeCursor, fingerprint } from "@toolshed/storage";
 import { type PgPool, toPgTsQuery } from "@toolshed/storage/postgres";
-import type { AccountSearch, AccountSearchPage } from "../backend.js";
 import { clampLimit } from "../sqlite/rows.js";
+import type { AccountSearch, AccountSearchPage } from "../store.js";
 import { type AccountRow, accountColumns, toAccount } from "./rows.js";
 
 // Control characters as match marks, so brackets already in the text are not mistaken for them.

@@ -2,38 +2,37 @@ import { randomBytes } from "node:crypto";
 import { ConflictError, InvalidArgumentsError } from "@toolshed/errors";
 import { checkIdempotencyRetention, decodeCursor, encodeCursor } from "@toolshed/storage";
 import {
-  checkPgSchemas,
-  createPgPool,
+  openPostgresStore,
   type PgClient,
   type PgPool,
-  pgIdentifier,
+  type PostgresStoreConnection,
+  type PostgresStoreOptions,
   runIdempotentPg,
-  runPgMigrations,
   withPgTransaction,
 } from "@toolshed/storage/postgres";
+import { accountNameKey, normalizeAccountName } from "../names.js";
+import { CRM_MIGRATION_SCOPE } from "../sqlite/migrations.js";
+import { clampLimit } from "../sqlite/rows.js";
 import type {
   Account,
   AccountPage,
   AccountRef,
   AccountSearch,
   AccountSearchPage,
-  BackendCallOptions,
   CreateAccountOptions,
-  CrmBackend,
+  CrmStore,
   NewAccount,
+  StoreCallOptions,
   Tier,
   TierUpdate,
-} from "../backend.js";
-import { accountNameKey, normalizeAccountName } from "../names.js";
-import { CRM_MIGRATION_SCOPE } from "../sqlite/migrations.js";
-import { clampLimit } from "../sqlite/rows.js";
+} from "../store.js";
 import { completeAccountIds, findCandidates } from "./candidates.js";
 import { toStoreError } from "./errors.js";
 import { CRM_PG_MIGRATIONS } from "./migrations.js";
 import { ACCOUNT_COLUMNS, type AccountRow, toAccount, withoutNul } from "./rows.js";
 import { searchAccounts } from "./search.js";
 
-// The same scope as the SQLite store, so a stored key means the same request on either backend.
+// The same scope as the SQLite store, so a stored key means the same request on either store.
 const CREATE_SCOPE = "crm.create_account";
 
 /** A create request as stored and fingerprinted: every field present, absent ones null. */
@@ -50,79 +49,57 @@ function newAccountId(): string {
   return `acc_${randomBytes(6).toString("hex")}`;
 }
 
-export interface PostgresCrmBackendOptions {
-  /** Schema for the tables, created when missing (URL only; a given pool keeps its search_path). */
-  schema?: string;
-  /** Server-side limit per statement (default 10 000 ms); exceeding it is a retryable timeout. URL only. */
-  statementTimeoutMs?: number;
-  /** Connections in the pool (default 10). URL only. */
-  max?: number;
-  /** How long to wait for a connection before a retryable `unavailable` (default 5000 ms). URL only. */
-  connectionTimeoutMs?: number;
-  /** Check the tables instead of migrating them (they must be current), for read-only roles and standbys. */
-  readonly?: boolean;
+export interface PostgresCrmStoreOptions extends PostgresStoreOptions {
   /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
   idempotencyRetentionMs?: number;
 }
 
 /**
- * The CRM backend on PostgreSQL (pg): weighted full-text search on a generated tsvector with a
+ * The CRM store on PostgreSQL (pg): weighted full-text search on a generated tsvector with a
  * GIN index, every write in one transaction, and unique constraints on ids, names and
  * idempotency keys, so any number of server instances can share one database.
  */
-export class PostgresCrmBackend implements CrmBackend {
+export class PostgresCrmStore implements CrmStore {
   readonly #pool: PgPool;
-  readonly #ownsPool: boolean;
+  readonly #release: () => Promise<void>;
   readonly #retentionMs: number;
-  #closed = false;
 
-  /** This backend's tables, for checking a database's versions before any store opens it. */
+  /** This store's tables, for checking a database's versions before any store opens it. */
   static readonly schema = { scope: CRM_MIGRATION_SCOPE, migrations: CRM_PG_MIGRATIONS };
 
-  private constructor(pool: PgPool, ownsPool: boolean, retentionMs: number) {
-    this.#pool = pool;
-    this.#ownsPool = ownsPool;
+  private constructor(connection: PostgresStoreConnection, retentionMs: number) {
+    this.#pool = connection.pool;
+    this.#release = connection.release;
     this.#retentionMs = retentionMs;
   }
 
   /**
-   * Connects (a URL makes a pool that `close()` ends; a given pool is left open) and brings the
-   * tables to the latest version. Instances starting at once take turns on the migrations.
+   * Connects (a URL makes a pool that `close()` ends; a given pool stays the caller's) and brings
+   * the tables to the latest version. Instances starting at once take turns on the migrations.
    */
   static async open(
     source: string | { pool: PgPool },
-    options: PostgresCrmBackendOptions = {},
-  ): Promise<PostgresCrmBackend> {
+    options: PostgresCrmStoreOptions = {},
+  ): Promise<PostgresCrmStore> {
     const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
-    const owns = typeof source === "string";
-    const { readonly, idempotencyRetentionMs: _retention, ...poolOptions } = options;
-    const pool = owns ? createPgPool(source, { ...poolOptions, applicationName: "toolshed-crm" }) : source.pool;
+    const { idempotencyRetentionMs: _retention, ...connect } = options;
     try {
-      if (readonly) {
-        await checkPgSchemas(pool, [PostgresCrmBackend.schema], { readonly: true });
-      } else {
-        if (owns && options.schema !== undefined) {
-          // The pool's search_path names the schema; it must exist before the first table goes in.
-          await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`);
-        }
-        await runPgMigrations(pool, CRM_MIGRATION_SCOPE, CRM_PG_MIGRATIONS);
-      }
+      const connection = await openPostgresStore(source, { ...connect, ...PostgresCrmStore.schema });
+      return new PostgresCrmStore(connection, retentionMs);
     } catch (error) {
-      if (owns) await pool.end().catch(() => {});
       throw toStoreError(error);
     }
-    return new PostgresCrmBackend(pool, owns, retentionMs);
   }
 
-  async searchAccounts(search: AccountSearch, options?: BackendCallOptions): Promise<AccountSearchPage> {
+  async searchAccounts(search: AccountSearch, options?: StoreCallOptions): Promise<AccountSearchPage> {
     return this.#run(options, () => searchAccounts(this.#pool, search));
   }
 
-  async getAccount(id: string, options?: BackendCallOptions): Promise<Account | undefined> {
+  async getAccount(id: string, options?: StoreCallOptions): Promise<Account | undefined> {
     return this.#run(options, () => this.#get(this.#pool, id));
   }
 
-  async listAccounts(page: { limit: number; cursor?: string }, options?: BackendCallOptions): Promise<AccountPage> {
+  async listAccounts(page: { limit: number; cursor?: string }, options?: StoreCallOptions): Promise<AccountPage> {
     return this.#run(options, async () => {
       const limit = clampLimit(page.limit);
       const after = page.cursor === undefined ? null : (decodeCursor(page.cursor, { a: "string" }).a as string);
@@ -155,7 +132,7 @@ export class PostgresCrmBackend implements CrmBackend {
     });
   }
 
-  async updateTier(id: string, tier: Tier, options?: BackendCallOptions): Promise<TierUpdate> {
+  async updateTier(id: string, tier: Tier, options?: StoreCallOptions): Promise<TierUpdate> {
     return this.#run(options, () =>
       withPgTransaction(this.#pool, async (client): Promise<TierUpdate> => {
         const account = await this.#get(client, id, { forUpdate: true });
@@ -171,7 +148,7 @@ export class PostgresCrmBackend implements CrmBackend {
     );
   }
 
-  async setArchived(id: string, archived: boolean, options?: BackendCallOptions): Promise<Account | undefined> {
+  async setArchived(id: string, archived: boolean, options?: StoreCallOptions): Promise<Account | undefined> {
     return this.#run(options, () =>
       withPgTransaction(this.#pool, async (client) => {
         const account = await this.#get(client, id, { forUpdate: true });
@@ -185,11 +162,11 @@ export class PostgresCrmBackend implements CrmBackend {
     );
   }
 
-  async findCandidates(text: string, limit: number, options?: BackendCallOptions): Promise<AccountRef[]> {
+  async findCandidates(text: string, limit: number, options?: StoreCallOptions): Promise<AccountRef[]> {
     return this.#run(options, () => findCandidates(this.#pool, text, clampLimit(limit, 250)));
   }
 
-  async completeAccountIds(prefix: string, limit: number, options?: BackendCallOptions): Promise<string[]> {
+  async completeAccountIds(prefix: string, limit: number, options?: StoreCallOptions): Promise<string[]> {
     return this.#run(options, () => completeAccountIds(this.#pool, prefix, clampLimit(limit)));
   }
 
@@ -198,11 +175,9 @@ export class PostgresCrmBackend implements CrmBackend {
     return { scope: CREATE_SCOPE, key: options?.idempotencyKey, retentionMs: this.#retentionMs };
   }
 
-  /** Ends the pool when this backend made it; safe to call twice. */
+  /** Ends the pool when the store made it from a URL; a pool passed in stays open for its owner. */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    if (this.#ownsPool) await this.#pool.end();
+    await this.#release();
   }
 
   /**
@@ -210,7 +185,7 @@ export class PostgresCrmBackend implements CrmBackend {
    * failures as `unavailable`. SQLSTATE errors (statement timeout, serialization failure,
    * deadlock) pass through unchanged for classifyError.
    */
-  async #run<T>(options: BackendCallOptions | undefined, fn: () => Promise<T>): Promise<T> {
+  async #run<T>(options: StoreCallOptions | undefined, fn: () => Promise<T>): Promise<T> {
     options?.signal?.throwIfAborted();
     try {
       return await fn();

@@ -1,9 +1,9 @@
 import { definePrompt } from "@toolshed/schema";
 import { z } from "zod";
-import type { Account } from "../backend.js";
 import type { CrmDeps } from "../deps.js";
 import { accountNotFound } from "../not-found.js";
 import { accountIdSchema } from "../schemas.js";
+import type { Account } from "../store.js";
 
 export function accountBriefText(account: Account): string {
   return [
@@ -16,18 +16,18 @@ export function accountBriefText(account: Account): string {
   ].join("\n");
 }
 
-export function accountBriefPrompt({ backend, call }: CrmDeps) {
+export function accountBriefPrompt({ store, call }: CrmDeps) {
   return definePrompt({
     name: "account_brief",
     title: "Account brief",
     description: "Ask for a short brief on one CRM account, with the account's data included",
     args: z.object({ account_id: accountIdSchema.describe("Id of the account, such as acc_1001") }),
     complete: {
-      account_id: (value, ctx) => call(ctx.signal, (signal) => backend.completeAccountIds(value, 100, { signal })),
+      account_id: (value, ctx) => call(ctx.signal, (signal) => store.completeAccountIds(value, 100, { signal })),
     },
     render: async ({ account_id }, ctx) => {
-      const account = await call(ctx.signal, (signal) => backend.getAccount(account_id, { signal }));
-      if (!account) throw await accountNotFound(backend, call, account_id, ctx.signal);
+      const account = await call(ctx.signal, (signal) => store.getAccount(account_id, { signal }));
+      if (!account) throw await accountNotFound(store, call, account_id, ctx.signal);
       return accountBriefText(account);
     },
   });

@@ -13,7 +13,7 @@ export function accountUri(id: string): string {
   return `crm://accounts/${encodeURIComponent(id)}`;
 }
 
-export function accountResource({ backend, call }: CrmDeps) {
+export function accountResource({ store, call }: CrmDeps) {
   return defineResourceTemplate({
     uriTemplate: "crm://accounts/{account_id}",
     name: "crm_account",
@@ -23,10 +23,10 @@ export function accountResource({ backend, call }: CrmDeps) {
     params: z.object({ account_id: accountIdSchema.describe("Account id such as acc_1001") }),
     complete: {
       account_id: (value, ctx) =>
-        call(ctx.signal, (signal) => backend.completeAccountIds(value, COMPLETIONS, { signal })),
+        call(ctx.signal, (signal) => store.completeAccountIds(value, COMPLETIONS, { signal })),
     },
     list: async (ctx) => {
-      const page = await call(ctx.signal, (signal) => backend.listAccounts({ limit: LISTED_ACCOUNTS }, { signal }));
+      const page = await call(ctx.signal, (signal) => store.listAccounts({ limit: LISTED_ACCOUNTS }, { signal }));
       return page.accounts.map((a) => ({
         uri: accountUri(a.id),
         name: a.name,
@@ -36,8 +36,8 @@ export function accountResource({ backend, call }: CrmDeps) {
     read: async ({ account_id: raw }, ctx) => {
       // accountUri percent-encodes the id, so the URI's variable is decoded before the look-up.
       const account_id = decodeUriVariable(raw, "account_id", "account id");
-      const account = await call(ctx.signal, (signal) => backend.getAccount(account_id, { signal }));
-      if (!account) throw await accountNotFound(backend, call, account_id, ctx.signal);
+      const account = await call(ctx.signal, (signal) => store.getAccount(account_id, { signal }));
+      if (!account) throw await accountNotFound(store, call, account_id, ctx.signal);
       return JSON.stringify(account, null, 2);
     },
   });

@@ -1,6 +1,6 @@
 import { type SqliteDatabase, toFtsQuery } from "@toolshed/storage";
-import type { AccountRef } from "../backend.js";
 import { accountNameKey } from "../names.js";
+import type { AccountRef } from "../store.js";
 import { prefixEnd } from "./rows.js";
 import { prepare } from "./statements.js";
 

@@ -1,4 +1,4 @@
-import type { Account, Tier } from "../backend.js";
+import type { Account, Tier } from "../store.js";
 
 const COLUMN_NAMES = ["id", "name", "tier", "arr", "domain", "notes", "archived", "created_at", "updated_at"];
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentsError } from "@toolshed/errors";
 import { decodeCursor, encodeCursor, fingerprint, type SqliteDatabase, toFtsQuery } from "@toolshed/storage";
-import type { AccountSearch, AccountSearchPage } from "../backend.js";
+import type { AccountSearch, AccountSearchPage } from "../store.js";
 import { type SearchPhase, searchPhases } from "./fts-plan.js";
 import { type AccountRow, accountColumns, clampLimit, toAccount } from "./rows.js";
 import { prepare } from "./statements.js";

@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from "@toolshed/storage";
 
-/** The part of a better-sqlite3 statement this backend uses. */
+/** The part of a better-sqlite3 statement this store uses. */
 export interface Statement {
   run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
   get(...params: unknown[]): unknown;

@@ -7,21 +7,22 @@ import {
   openSqliteStore,
   runIdempotent,
   type SqliteDatabase,
+  type SqliteDriverChoice,
 } from "@toolshed/storage";
+import { accountNameKey, normalizeAccountName } from "../names.js";
 import type {
   Account,
   AccountPage,
   AccountRef,
   AccountSearch,
   AccountSearchPage,
-  BackendCallOptions,
   CreateAccountOptions,
-  CrmBackend,
+  CrmStore,
   NewAccount,
+  StoreCallOptions,
   Tier,
   TierUpdate,
-} from "../backend.js";
-import { accountNameKey, normalizeAccountName } from "../names.js";
+} from "../store.js";
 import { completeAccountIds, findCandidates } from "./candidates.js";
 import { CRM_MIGRATION_SCOPE, CRM_SQLITE_MIGRATIONS } from "./migrations.js";
 import { ACCOUNT_COLUMNS, type AccountRow, clampLimit, toAccount } from "./rows.js";
@@ -44,7 +45,7 @@ function newAccountId(): string {
   return `acc_${randomBytes(6).toString("hex")}`;
 }
 
-export interface SqliteCrmBackendOptions {
+export interface SqliteCrmStoreOptions {
   /** How long a write waits for another connection's lock before a retryable busy error (default 5000 ms). */
   busyTimeoutMs?: number;
   /**
@@ -54,18 +55,20 @@ export interface SqliteCrmBackendOptions {
   readonly?: boolean;
   /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
   idempotencyRetentionMs?: number;
+  /** Which SQLite driver opens the file (default `auto`: node:sqlite on Node 22.16 or later, else better-sqlite3). */
+  driver?: SqliteDriverChoice;
 }
 
 /**
- * The CRM backend on SQLite (better-sqlite3): WAL, FTS5 search, every write in one IMMEDIATE
+ * The CRM store on SQLite (node:sqlite or better-sqlite3): WAL, FTS5 search, every write in one IMMEDIATE
  * transaction, so several processes can share one file.
  */
-export class SqliteCrmBackend implements CrmBackend {
+export class SqliteCrmStore implements CrmStore {
   readonly #db: SqliteDatabase;
   readonly #retentionMs: number;
   #closed = false;
 
-  /** This backend's tables, for checking a database's versions before any store opens it. */
+  /** This store's tables, for checking a database's versions before any store opens it. */
   static readonly schema = { scope: CRM_MIGRATION_SCOPE, migrations: CRM_SQLITE_MIGRATIONS };
 
   private constructor(db: SqliteDatabase, retentionMs: number) {
@@ -77,27 +80,28 @@ export class SqliteCrmBackend implements CrmBackend {
    * Opens (creating or upgrading in place) a database file, or `:memory:`. A file from a newer
    * release is refused before anything is written to it.
    */
-  static open(path: string, options: SqliteCrmBackendOptions = {}): SqliteCrmBackend {
+  static open(path: string, options: SqliteCrmStoreOptions = {}): SqliteCrmStore {
     const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
     const db = openSqliteStore(path, {
-      schema: SqliteCrmBackend.schema,
+      schema: SqliteCrmStore.schema,
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
       readonly: options.readonly ?? false,
+      ...(options.driver === undefined ? {} : { driver: options.driver }),
     });
-    return new SqliteCrmBackend(db, retentionMs);
+    return new SqliteCrmStore(db, retentionMs);
   }
 
-  async searchAccounts(search: AccountSearch, options?: BackendCallOptions): Promise<AccountSearchPage> {
+  async searchAccounts(search: AccountSearch, options?: StoreCallOptions): Promise<AccountSearchPage> {
     options?.signal?.throwIfAborted();
     return searchAccounts(this.#db, search);
   }
 
-  async getAccount(id: string, options?: BackendCallOptions): Promise<Account | undefined> {
+  async getAccount(id: string, options?: StoreCallOptions): Promise<Account | undefined> {
     options?.signal?.throwIfAborted();
     return this.#get(id);
   }
 
-  async listAccounts(page: { limit: number; cursor?: string }, options?: BackendCallOptions): Promise<AccountPage> {
+  async listAccounts(page: { limit: number; cursor?: string }, options?: StoreCallOptions): Promise<AccountPage> {
     options?.signal?.throwIfAborted();
     const limit = clampLimit(page.limit);
     const after = page.cursor === undefined ? null : (decodeCursor(page.cursor, { a: "string" }).a as string);
@@ -124,7 +128,7 @@ export class SqliteCrmBackend implements CrmBackend {
     return runIdempotent(this.#db, { ...request, args: input }, () => this.#insert(input));
   }
 
-  async updateTier(id: string, tier: Tier, options?: BackendCallOptions): Promise<TierUpdate> {
+  async updateTier(id: string, tier: Tier, options?: StoreCallOptions): Promise<TierUpdate> {
     options?.signal?.throwIfAborted();
     return this.#db
       .transaction((): TierUpdate => {
@@ -142,7 +146,7 @@ export class SqliteCrmBackend implements CrmBackend {
       .immediate();
   }
 
-  async setArchived(id: string, archived: boolean, options?: BackendCallOptions): Promise<Account | undefined> {
+  async setArchived(id: string, archived: boolean, options?: StoreCallOptions): Promise<Account | undefined> {
     options?.signal?.throwIfAborted();
     return this.#db
       .transaction(() => {
@@ -158,12 +162,12 @@ export class SqliteCrmBackend implements CrmBackend {
       .immediate();
   }
 
-  async findCandidates(text: string, limit: number, options?: BackendCallOptions): Promise<AccountRef[]> {
+  async findCandidates(text: string, limit: number, options?: StoreCallOptions): Promise<AccountRef[]> {
     options?.signal?.throwIfAborted();
     return findCandidates(this.#db, text, clampLimit(limit, 250));
   }
 
-  async completeAccountIds(prefix: string, limit: number, options?: BackendCallOptions): Promise<string[]> {
+  async completeAccountIds(prefix: string, limit: number, options?: StoreCallOptions): Promise<string[]> {
     options?.signal?.throwIfAborted();
     return completeAccountIds(this.#db, prefix, clampLimit(limit));
   }

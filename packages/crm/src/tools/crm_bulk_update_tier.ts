@@ -2,15 +2,15 @@ import type { BatchFailure } from "@toolshed/errors";
 import { runBatch } from "@toolshed/errors";
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
-import type { Account } from "../backend.js";
 import type { CrmDeps } from "../deps.js";
 import { accountNotFound } from "../not-found.js";
 import { accountUri } from "../resources/account.js";
 import { accountIdSchema, tierSchema } from "../schemas.js";
+import type { Account } from "../store.js";
 
 const TOOL_NAME = "crm_bulk_update_tier";
 
-/** Accounts updated at once: enough to overlap a slow backend's latency, few enough to be gentle. */
+/** Accounts updated at once: enough to overlap a slow store's latency, few enough to be gentle. */
 const CONCURRENCY = 4;
 
 export const bulkUpdateTierInput = z.object({
@@ -56,7 +56,7 @@ function archived(account: Account): Omit<BatchFailure, "id"> {
   };
 }
 
-export function bulkUpdateTierTool({ backend, call }: CrmDeps) {
+export function bulkUpdateTierTool({ store, call }: CrmDeps) {
   return defineTool({
     name: TOOL_NAME,
     title: "Change the tier of several CRM accounts",
@@ -70,8 +70,8 @@ export function bulkUpdateTierTool({ backend, call }: CrmDeps) {
       runBatch(
         account_ids,
         async (id) => {
-          const update = await call(ctx.signal, (signal) => backend.updateTier(id, new_tier, { signal }));
-          if (update.status === "not_found") throw await accountNotFound(backend, call, id, ctx.signal);
+          const update = await call(ctx.signal, (signal) => store.updateTier(id, new_tier, { signal }));
+          if (update.status === "not_found") throw await accountNotFound(store, call, id, ctx.signal);
           if (update.status === "archived") throw archived(update.account);
           ctx.resourceUpdated?.(accountUri(id));
           return { id, name: update.account.name, previous_tier: update.previousTier, tier: update.account.tier };

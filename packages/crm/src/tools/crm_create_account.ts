@@ -20,7 +20,7 @@ export const createAccountInput = z.object({
     ),
 });
 
-export function createAccountTool({ backend, call }: CrmDeps) {
+export function createAccountTool({ store, call }: CrmDeps) {
   return defineTool({
     name: "crm_create_account",
     title: "Create a CRM account",
@@ -31,7 +31,7 @@ export function createAccountTool({ backend, call }: CrmDeps) {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     handler: async ({ idempotency_key, ...account }, ctx) => {
       const created = await call(ctx.signal, (signal) =>
-        backend.createAccount(account, { signal, idempotencyKey: idempotency_key }),
+        store.createAccount(account, { signal, idempotencyKey: idempotency_key }),
       );
       ctx.resourceUpdated?.(accountUri(created.id));
       ctx.resourceListChanged?.();

@@ -8,7 +8,7 @@ export const getAccountInput = z.object({
   account_id: accountIdSchema.describe("Account id such as acc_1001; crm_search_accounts finds ids by name"),
 });
 
-export function getAccountTool({ backend, call }: CrmDeps) {
+export function getAccountTool({ store, call }: CrmDeps) {
   return defineTool({
     name: "crm_get_account",
     title: "Get a CRM account",
@@ -18,8 +18,8 @@ export function getAccountTool({ backend, call }: CrmDeps) {
     output: accountSchema,
     annotations: { readOnlyHint: true, openWorldHint: false },
     handler: async ({ account_id }, ctx) => {
-      const account = await call(ctx.signal, (signal) => backend.getAccount(account_id, { signal }));
-      if (!account) throw await accountNotFound(backend, call, account_id, ctx.signal);
+      const account = await call(ctx.signal, (signal) => store.getAccount(account_id, { signal }));
+      if (!account) throw await accountNotFound(store, call, account_id, ctx.signal);
       return account;
     },
   });

@@ -42,7 +42,7 @@ export const searchAccountsOutput = z.object({
   next_cursor: z.string().nullable().describe("Pass as cursor for the next page; null on the last page"),
 });
 
-export function searchAccountsTool({ backend, call }: CrmDeps) {
+export function searchAccountsTool({ store, call }: CrmDeps) {
   return defineTool({
     name: "crm_search_accounts",
     title: "Search CRM accounts",
@@ -53,7 +53,7 @@ export function searchAccountsTool({ backend, call }: CrmDeps) {
     annotations: { readOnlyHint: true, openWorldHint: false },
     handler: async ({ query, tier, min_arr, max_arr, limit, cursor }, ctx) => {
       const page = await call(ctx.signal, (signal) =>
-        backend.searchAccounts({ text: query, tier, minArr: min_arr, maxArr: max_arr, limit, cursor }, { signal }),
+        store.searchAccounts({ text: query, tier, minArr: min_arr, maxArr: max_arr, limit, cursor }, { signal }),
       );
       return {
         count: page.hits.length,

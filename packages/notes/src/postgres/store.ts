@@ -1,36 +1,25 @@
 import { ConflictError } from "@toolshed/errors";
 import { checkIdempotencyRetention, escapeLike } from "@toolshed/storage";
 import {
-  checkPgSchemas,
-  createPgPool,
+  openPostgresStore,
   type PgClient,
   type PgPool,
-  pgIdentifier,
+  type PostgresStoreConnection,
+  type PostgresStoreOptions,
   runIdempotentPg,
-  runPgMigrations,
   toPgTsQuery,
   withPgTransaction,
 } from "@toolshed/storage/postgres";
-import { NOTES_SCOPE } from "../migrations.js";
+import { NOTES_MIGRATION_SCOPE } from "../sqlite/migrations.js";
 import type { NewNote, Note, NoteChanges, NoteListPage, NoteSearchHit, NoteSummary, NotesStore } from "../store.js";
 import { normalizeTags } from "../tags.js";
 import { nextCursor, titleAfter } from "./list-cursor.js";
 import { NOTES_PG_MIGRATIONS, NOTES_TS_CONFIG } from "./migrations.js";
 import { RANK, SEARCH_SQL, type SearchRow, shapeSnippet, titleWordsTsQuery } from "./search.js";
 
-export interface PostgresNotesStoreOptions {
-  /** Tables live in this schema (created when missing); defaults to the server's search_path. URL only. */
-  schema?: string;
-  /** Server-side limit per statement (default 10 000 ms); a timeout is a retryable error. URL only. */
-  statementTimeoutMs?: number;
-  /** Connections in the pool (default 10). URL only. */
-  max?: number;
-  /** How long to wait for a connection (default 5000 ms). URL only. */
-  connectionTimeoutMs?: number;
+export interface PostgresNotesStoreOptions extends PostgresStoreOptions {
   /** Clock for created_at and updated_at; tests pass a fixed one. */
   now?: () => Date;
-  /** Check the tables instead of migrating them (they must be current), for read-only roles and standbys. */
-  readonly?: boolean;
   /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
   idempotencyRetentionMs?: number;
 }
@@ -84,54 +73,33 @@ function clampLimit(limit: number): number {
  */
 export class PostgresNotesStore implements NotesStore {
   readonly #pool: PgPool;
-  readonly #ownsPool: boolean;
+  readonly #release: () => Promise<void>;
   readonly #now: () => Date;
   readonly #retentionMs: number;
   #closed = false;
 
   /** This store's tables, for checking a database's versions before any store opens it. */
-  static readonly schema = { scope: NOTES_SCOPE, migrations: NOTES_PG_MIGRATIONS };
+  static readonly schema = { scope: NOTES_MIGRATION_SCOPE, migrations: NOTES_PG_MIGRATIONS };
 
-  private constructor(pool: PgPool, ownsPool: boolean, now: () => Date, retentionMs: number) {
-    this.#pool = pool;
-    this.#ownsPool = ownsPool;
+  private constructor(connection: PostgresStoreConnection, now: () => Date, retentionMs: number) {
+    this.#pool = connection.pool;
+    this.#release = connection.release;
     this.#now = now;
     this.#retentionMs = retentionMs;
   }
 
   /**
-   * Connects (a URL makes a pool the store owns and ends on close; a given pool stays the
-   * caller's) and brings the tables to the latest version.
+   * Connects (a URL makes a pool that `close()` ends; a given pool stays the caller's) and brings
+   * the tables to the latest version. Instances starting at once take turns on the migrations.
    */
   static async open(
     source: string | { pool: PgPool },
     options: PostgresNotesStoreOptions = {},
   ): Promise<PostgresNotesStore> {
     const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
-    const owns = typeof source === "string";
-    const pool = owns
-      ? createPgPool(source, {
-          schema: options.schema,
-          statementTimeoutMs: options.statementTimeoutMs,
-          max: options.max,
-          connectionTimeoutMs: options.connectionTimeoutMs,
-          applicationName: "toolshed-notes",
-        })
-      : source.pool;
-    try {
-      if (options.readonly) {
-        await checkPgSchemas(pool, [PostgresNotesStore.schema], { readonly: true });
-      } else {
-        if (owns && options.schema !== undefined) {
-          await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`);
-        }
-        await runPgMigrations(pool, NOTES_SCOPE, NOTES_PG_MIGRATIONS);
-      }
-    } catch (error) {
-      if (owns) await pool.end().catch(() => {});
-      throw error;
-    }
-    return new PostgresNotesStore(pool, owns, options.now ?? (() => new Date()), retentionMs);
+    const { now = () => new Date(), idempotencyRetentionMs: _retention, ...connect } = options;
+    const connection = await openPostgresStore(source, { ...connect, ...PostgresNotesStore.schema });
+    return new PostgresNotesStore(connection, now, retentionMs);
   }
 
   async getNote(title: string): Promise<Note | undefined> {
@@ -277,9 +245,8 @@ export class PostgresNotesStore implements NotesStore {
 
   /** Ends the pool when the store made it from a URL; a pool passed in stays open for its owner. */
   async close(): Promise<void> {
-    if (this.#closed) return;
     this.#closed = true;
-    if (this.#ownsPool) await this.#pool.end();
+    await this.#release();
   }
 
   #db(): PgPool {

@@ -1,10 +1,10 @@
 import { IDEMPOTENCY_INDEX_SQL, IDEMPOTENCY_TABLE_SQL, type Migration } from "@toolshed/storage";
 
 /** Scope of this pack's versions in toolshed_migrations, so packs can share one file. */
-export const NOTES_SCOPE = "notes";
+export const NOTES_MIGRATION_SCOPE = "notes";
 
 /** Append only: a released migration never changes, so older files upgrade in place. */
-export const NOTES_MIGRATIONS: readonly Migration[] = [
+export const NOTES_SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "notes and tags",

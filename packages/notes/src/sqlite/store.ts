@@ -9,10 +9,11 @@ import {
   planFtsSearch,
   runIdempotent,
   type SqliteDatabase,
+  type SqliteDriverChoice,
 } from "@toolshed/storage";
-import { NOTES_MIGRATIONS, NOTES_SCOPE } from "./migrations.js";
-import type { NewNote, Note, NoteChanges, NoteListPage, NoteSearchHit, NoteSummary, NotesStore } from "./store.js";
-import { normalizeTags } from "./tags.js";
+import type { NewNote, Note, NoteChanges, NoteListPage, NoteSearchHit, NoteSummary, NotesStore } from "../store.js";
+import { normalizeTags } from "../tags.js";
+import { NOTES_MIGRATION_SCOPE, NOTES_SQLITE_MIGRATIONS } from "./migrations.js";
 
 export interface SqliteNotesStoreOptions {
   /** How long a write waits for another connection's lock before failing as busy (default 5000 ms). */
@@ -26,6 +27,8 @@ export interface SqliteNotesStoreOptions {
   readonly?: boolean;
   /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
   idempotencyRetentionMs?: number;
+  /** Which SQLite driver opens the file (default `auto`: node:sqlite on Node 22.16 or later, else better-sqlite3). */
+  driver?: SqliteDriverChoice;
 }
 
 const prepare = (db: SqliteDatabase, sql: string) => db.prepare<unknown[]>(sql);
@@ -100,7 +103,7 @@ const HITS_BETWEEN_SQL = `SELECT ${HIT_COLUMNS} FROM notes_fts JOIN notes n ON n
   WHERE notes_fts MATCH ? AND notes_fts.rowid BETWEEN ? AND ?`;
 
 /**
- * NotesStore on SQLite (better-sqlite3): WAL, FTS5 search ranked by bm25, every write in one
+ * NotesStore on SQLite (node:sqlite or better-sqlite3): WAL, FTS5 search ranked by bm25, every write in one
  * IMMEDIATE transaction, so several processes can share one file.
  */
 export class SqliteNotesStore implements NotesStore {
@@ -110,7 +113,7 @@ export class SqliteNotesStore implements NotesStore {
   readonly #statements = new Map<string, Statement>();
 
   /** This store's tables, for checking a database's versions before any store opens it. */
-  static readonly schema = { scope: NOTES_SCOPE, migrations: NOTES_MIGRATIONS };
+  static readonly schema = { scope: NOTES_MIGRATION_SCOPE, migrations: NOTES_SQLITE_MIGRATIONS };
 
   private constructor(db: SqliteDatabase, now: () => Date, retentionMs: number) {
     this.#db = db;
@@ -128,6 +131,7 @@ export class SqliteNotesStore implements NotesStore {
       schema: SqliteNotesStore.schema,
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
       readonly: options.readonly ?? false,
+      ...(options.driver === undefined ? {} : { driver: options.driver }),
     });
     return new SqliteNotesStore(db, options.now ?? (() => new Date()), retentionMs);
   }

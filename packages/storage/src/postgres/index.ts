@@ -7,6 +7,12 @@
 export { PG_IDEMPOTENCY_INDEX_SQL, PG_IDEMPOTENCY_TABLE_SQL, runIdempotentPg } from "./idempotency.js";
 export { checkPgSchemas, type PgMigration, readPgSchemaVersions, runPgMigrations } from "./migrate.js";
 export {
+  type OpenPostgresStoreOptions,
+  openPostgresStore,
+  type PostgresStoreConnection,
+  type PostgresStoreOptions,
+} from "./open-store.js";
+export {
   createPgPool,
   type PgClient,
   type PgPool,

@@ -1,17 +1,17 @@
 import { InvalidArgumentsError } from "@toolshed/errors";
 import { checkIdempotencyRetention, encodeCursor } from "@toolshed/storage";
 import {
-  checkPgSchemas,
-  createPgPool,
+  openPostgresStore,
   type PgClient,
   type PgPool,
-  pgIdentifier,
+  type PostgresStoreConnection,
+  type PostgresStoreOptions,
   runIdempotentPg,
-  runPgMigrations,
   toPgTsQuery,
   withPgTransaction,
 } from "@toolshed/storage/postgres";
 import { commentsCursorPosition } from "../comments-cursor.js";
+import { TICKETS_MIGRATION_SCOPE } from "../sqlite/migrations.js";
 import {
   type AddedComment,
   type CreatedTicket,
@@ -44,19 +44,9 @@ import {
 } from "./rows.js";
 import { sharedWordsTsQuery, withEllipses } from "./search-terms.js";
 
-export interface PostgresTicketsStoreOptions {
+export interface PostgresTicketsStoreOptions extends PostgresStoreOptions {
   /** Clock for created_at / updated_at (tests pin it). */
   now?: () => Date;
-  /** Schema for the tables (created when missing); only when opening by URL. */
-  schema?: string;
-  /** Server-side limit per statement (default 10 000 ms); only when opening by URL. */
-  statementTimeoutMs?: number;
-  /** Connections in the pool (default 10); only when opening by URL. */
-  max?: number;
-  /** How long to wait for a connection (default 5000 ms); only when opening by URL. */
-  connectionTimeoutMs?: number;
-  /** Check the tables instead of migrating them (they must be current), for read-only roles and standbys. */
-  readonly?: boolean;
   /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
   idempotencyRetentionMs?: number;
 }
@@ -64,7 +54,6 @@ export interface PostgresTicketsStoreOptions {
 /** Anything that can run a query: the pool, or a client inside a transaction. */
 type Queryable = Pick<PgClient, "query">;
 
-const MIGRATION_SCOPE = "tickets";
 const SIMILAR_LIMIT = 5;
 // The tsquery of user text, folded like the documents (lower case, no diacritics).
 const TS_QUERY = `to_tsquery('${TICKETS_TS_CONFIG}', ${TICKETS_FOLD_FUNCTION}($1))`;
@@ -83,56 +72,32 @@ function clamp(value: number, max: number): number {
  */
 export class PostgresTicketsStore implements TicketsStore {
   readonly #pool: PgPool;
-  readonly #ownsPool: boolean;
+  readonly #release: () => Promise<void>;
   readonly #now: () => Date;
   readonly #retentionMs: number;
-  #closed = false;
 
   /** This store's tables, for checking a database's versions before any store opens it. */
-  static readonly schema = { scope: MIGRATION_SCOPE, migrations: TICKETS_PG_MIGRATIONS };
+  static readonly schema = { scope: TICKETS_MIGRATION_SCOPE, migrations: TICKETS_PG_MIGRATIONS };
 
-  private constructor(pool: PgPool, ownsPool: boolean, options: PostgresTicketsStoreOptions, retentionMs: number) {
-    this.#pool = pool;
-    this.#ownsPool = ownsPool;
-    this.#now = options.now ?? (() => new Date());
+  private constructor(connection: PostgresStoreConnection, now: () => Date, retentionMs: number) {
+    this.#pool = connection.pool;
+    this.#release = connection.release;
+    this.#now = now;
     this.#retentionMs = retentionMs;
   }
 
   /**
-   * Connects to a `postgres://` URL (a pool this store owns and ends on close) or uses a pool you
-   * pass (you end it), and brings the tables to the latest version.
+   * Connects (a URL makes a pool that `close()` ends; a given pool stays the caller's) and brings
+   * the tables to the latest version. Instances starting at once take turns on the migrations.
    */
   static async open(
-    target: string | { pool: PgPool },
+    source: string | { pool: PgPool },
     options: PostgresTicketsStoreOptions = {},
   ): Promise<PostgresTicketsStore> {
     const retentionMs = checkIdempotencyRetention(options.idempotencyRetentionMs);
-    const owned = typeof target === "string";
-    const pool = owned
-      ? createPgPool(target, {
-          ...(options.schema === undefined ? {} : { schema: options.schema }),
-          ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
-          ...(options.max === undefined ? {} : { max: options.max }),
-          ...(options.connectionTimeoutMs === undefined ? {} : { connectionTimeoutMs: options.connectionTimeoutMs }),
-        })
-      : target.pool;
-    try {
-      if (options.readonly) {
-        await checkPgSchemas(pool, [PostgresTicketsStore.schema], { readonly: true });
-      } else {
-        if (owned && options.schema !== undefined) {
-          // Instances starting together may race to create it; losing that race is fine.
-          await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgIdentifier(options.schema)}`).catch((error: unknown) => {
-            if ((error as { code?: unknown }).code !== "23505") throw error;
-          });
-        }
-        await runPgMigrations(pool, MIGRATION_SCOPE, TICKETS_PG_MIGRATIONS);
-      }
-    } catch (error) {
-      if (owned) await pool.end().catch(() => {});
-      throw error;
-    }
-    return new PostgresTicketsStore(pool, owned, options, retentionMs);
+    const { now = () => new Date(), idempotencyRetentionMs: _retention, ...connect } = options;
+    const connection = await openPostgresStore(source, { ...connect, ...PostgresTicketsStore.schema });
+    return new PostgresTicketsStore(connection, now, retentionMs);
   }
 
   async searchTickets(query: {
@@ -306,10 +271,9 @@ export class PostgresTicketsStore implements TicketsStore {
     return rows.map((r) => formatTicketId(r.num));
   }
 
+  /** Ends the pool when the store made it from a URL; a pool passed in stays open for its owner. */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    if (this.#ownsPool) await this.#pool.end();
+    await this.#release();
   }
 
   #timestamp(): string {

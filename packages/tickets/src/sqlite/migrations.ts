@@ -1,7 +1,10 @@
 import { IDEMPOTENCY_INDEX_SQL, IDEMPOTENCY_TABLE_SQL, type Migration } from "@toolshed/storage";
 
+/** Scope of this pack's versions in toolshed_migrations, so packs can share one database. */
+export const TICKETS_MIGRATION_SCOPE = "tickets";
+
 /** Versions of the tickets tables; a file written by an older release is upgraded in place. */
-export const TICKETS_MIGRATIONS: readonly Migration[] = [
+export const TICKETS_SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "tickets and comments",

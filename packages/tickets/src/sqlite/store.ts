@@ -8,10 +8,10 @@ import {
   planFtsSearch,
   runIdempotent,
   type SqliteDatabase,
+  type SqliteDriverChoice,
 } from "@toolshed/storage";
-import { commentsCursorPosition } from "./comments-cursor.js";
-import { meaningfulWords, sharedWordsQuery } from "./fts-terms.js";
-import { TICKETS_MIGRATIONS } from "./migrations.js";
+import { commentsCursorPosition } from "../comments-cursor.js";
+import { meaningfulWords, sharedWordsQuery } from "../fts-terms.js";
 import {
   type AddedComment,
   type CreatedTicket,
@@ -29,8 +29,9 @@ import {
   type TicketsStore,
   type TicketWithComments,
   type WriteOptions,
-} from "./store.js";
-import { formatTicketId, parseTicketId, ticketNotFoundError, ticketNumberTypos } from "./ticket-id.js";
+} from "../store.js";
+import { formatTicketId, parseTicketId, ticketNotFoundError, ticketNumberTypos } from "../ticket-id.js";
+import { TICKETS_MIGRATION_SCOPE, TICKETS_SQLITE_MIGRATIONS } from "./migrations.js";
 
 export interface SqliteTicketsStoreOptions {
   /** Clock for created_at / updated_at (tests pin it). */
@@ -44,6 +45,8 @@ export interface SqliteTicketsStoreOptions {
   readonly?: boolean;
   /** How long an idempotency key is remembered (default 24 hours; Infinity keeps keys forever). */
   idempotencyRetentionMs?: number;
+  /** Which SQLite driver opens the file (default `auto`: node:sqlite on Node 22.16 or later, else better-sqlite3). */
+  driver?: SqliteDriverChoice;
 }
 
 type TicketRow = Omit<Ticket, "id"> & { num: number };
@@ -55,7 +58,6 @@ type Statement = {
 };
 type SummaryRow = Omit<TicketSummary, "id"> & { num: number };
 
-const MIGRATION_SCOPE = "tickets";
 const SIMILAR_LIMIT = 5;
 // Title words count four times as much as body words when ranking.
 const BM25 = "bm25(tickets_fts, 4.0, 1.0)";
@@ -83,7 +85,7 @@ function toSummary({ num, ...rest }: SummaryRow): TicketSummary {
   return { id: formatTicketId(num), ...rest };
 }
 
-/** {@link TicketsStore} on SQLite (better-sqlite3): FTS5 search, every write in one transaction. */
+/** {@link TicketsStore} on SQLite (node:sqlite or better-sqlite3): FTS5 search, every write in one transaction. */
 export class SqliteTicketsStore implements TicketsStore {
   readonly #db: SqliteDatabase;
   readonly #now: () => Date;
@@ -92,7 +94,7 @@ export class SqliteTicketsStore implements TicketsStore {
   readonly #statements = new Map<string, Statement>();
 
   /** This store's tables, for checking a database's versions before any store opens it. */
-  static readonly schema = { scope: MIGRATION_SCOPE, migrations: TICKETS_MIGRATIONS };
+  static readonly schema = { scope: TICKETS_MIGRATION_SCOPE, migrations: TICKETS_SQLITE_MIGRATIONS };
 
   private constructor(db: SqliteDatabase, options: SqliteTicketsStoreOptions, retentionMs: number) {
     this.#db = db;
@@ -110,6 +112,7 @@ export class SqliteTicketsStore implements TicketsStore {
       schema: SqliteTicketsStore.schema,
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
       readonly: options.readonly ?? false,
+      ...(options.driver === undefined ? {} : { driver: options.driver }),
     });
     return new SqliteTicketsStore(db, options, retentionMs);
   }

@@ -1,0 +1,174 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { connect as tcpConnect } from "node:net";
+import { definePack, defineTool } from "@toolshed/schema";
+import { MCP_HEADERS } from "@toolshed/test-support";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createHttpApp, type HttpApp } from "../src/index.js";
+
+// Issue 18, item 1: a small request could build a huge answer, and a client that never read it
+// kept it in memory. The pack mirrors the notes pack's create_note / get_note shapes.
+const notes = new Map<string, string>();
+const createNote = defineTool({
+  name: "create_note",
+  description: "Creates a note.",
+  input: z.object({ title: z.string().describe("Title"), body: z.string().max(100_000).describe("Body") }),
+  output: z.object({ title: z.string() }),
+  handler: ({ title, body }) => {
+    notes.set(title, body);
+    return { title };
+  },
+});
+const getNote = defineTool({
+  name: "get_note",
+  description: "Returns a note.",
+  input: z.object({ title: z.string().describe("Title") }),
+  output: z.object({ title: z.string(), body: z.string(), words: z.number() }),
+  annotations: { readOnlyHint: true },
+  handler: ({ title }) => ({ title, body: notes.get(title) ?? "", words: 0 }),
+});
+const pack = definePack({ name: "notes", tools: [createNote, getNote] });
+
+const MiB = 1024 * 1024;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const CONTROL_BODY = "\u0001".repeat(100_000);
+
+interface Captured {
+  level: "warn" | "info" | "error";
+  obj: Record<string, unknown>;
+  msg: string;
+}
+function capturingLogger(lines: Captured[]) {
+  const at = (level: Captured["level"]) => (obj: Record<string, unknown>, msg: string) =>
+    lines.push({ level, obj, msg });
+  return { error: at("error"), warn: at("warn"), info: at("info"), debug() {} };
+}
+
+const apps: HttpApp[] = [];
+const servers: Server[] = [];
+function app(options: Parameters<typeof createHttpApp>[0] = {}) {
+  const made = createHttpApp({ packs: [pack], logger: capturingLogger([]), ...options });
+  apps.push(made);
+  return made;
+}
+afterEach(async () => {
+  for (const s of servers.splice(0)) s.closeAllConnections();
+  for (const s of servers.splice(0)) s.close();
+  await Promise.all(apps.splice(0).map((a) => a.close({ graceMs: 0 })));
+});
+
+const rpc = (id: number, name: string, args: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+const post = (body: unknown) =>
+  new Request("http://localhost/mcp", { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(body) });
+const batchOf = (n: number) => Array.from({ length: n }, (_, i) => rpc(i + 2, "get_note", { title: "control" }));
+
+async function withControlNote(made: HttpApp): Promise<void> {
+  const res = await made.fetch(post(rpc(1, "create_note", { title: "control", body: CONTROL_BODY })));
+  expect(res.status).toBe(200);
+}
+
+interface RpcAnswer {
+  id: number;
+  result: {
+    isError?: boolean;
+    content: { type: string; text: string }[];
+    structuredContent?: { body?: string };
+  };
+}
+
+describe("answer size (issue 18.1)", () => {
+  it("JSON escapes a control character no larger than C1 needs: 6 bytes structured plus 7 in the text copy", async () => {
+    const made = app();
+    await withControlNote(made);
+    const text = await (await made.fetch(post(rpc(2, "get_note", { title: "control" })))).text();
+    const answer = JSON.parse(text) as RpcAnswer;
+    expect(answer.result.structuredContent?.body).toBe(CONTROL_BODY);
+    // "\u0001" in structuredContent (6 bytes) and "\\u0001" in the text block's JSON (7 bytes); nothing more.
+    expect(Buffer.byteLength(text)).toBeGreaterThan(13 * 100_000);
+    expect(Buffer.byteLength(text)).toBeLessThan(13 * 100_000 + 1_000);
+  });
+
+  it("a batch of 100 get_note answers at most 16 MiB: calls past the cap get a tool error, the rest are answered", async () => {
+    const made = app();
+    await withControlNote(made);
+    const res = await made.fetch(post(batchOf(100)));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(16 * MiB);
+    const answers = JSON.parse(text) as RpcAnswer[];
+    expect(answers.map((a) => a.id)).toEqual(Array.from({ length: 100 }, (_, i) => i + 2));
+    const served = answers.filter((a) => !a.result.isError);
+    // 1.3 MB each: twelve fit in 16 MiB, in request order.
+    expect(served.map((a) => a.id)).toEqual(Array.from({ length: 12 }, (_, i) => i + 2));
+    for (const a of served) expect(a.result.structuredContent?.body).toBe(CONTROL_BODY);
+    const refused = answers.slice(12);
+    for (const a of refused) {
+      expect(a.result.isError).toBe(true);
+      expect(a.result.content[0]?.text).toContain("the answer to this batch would exceed 16777216 bytes");
+    }
+  });
+
+  it("one result over the per-result cap is a tool error the model can act on", async () => {
+    const made = app({ maxResultBytes: MiB });
+    await withControlNote(made);
+    const res = await made.fetch(post(rpc(2, "get_note", { title: "control" })));
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as RpcAnswer;
+    expect(answer.result.isError).toBe(true);
+    expect(answer.result.structuredContent).toBeUndefined();
+    const message = answer.result.content[0]?.text ?? "";
+    expect(message).toContain("get_note");
+    expect(message).toMatch(/result is too large: about \d+ bytes, more than the limit of 1048576 bytes/);
+    expect(message).toContain("ask for fewer items or a shorter range");
+    // Small results are unaffected.
+    const small = (await (
+      await made.fetch(post(rpc(3, "create_note", { title: "t", body: "x" })))
+    ).json()) as RpcAnswer;
+    expect(small.result.isError).toBeUndefined();
+  });
+
+  it("caps are options: a larger batch cap answers every call", async () => {
+    const made = app({ maxBatchBytes: 64 * MiB });
+    await withControlNote(made);
+    const answers = (await (await made.fetch(post(batchOf(20)))).json()) as RpcAnswer[];
+    expect(answers.filter((a) => a.result.isError)).toEqual([]);
+  });
+});
+
+describe("clients that do not read their answers (issue 18.1)", () => {
+  it("node:http: the server closes a connection whose answer is not read within the write timeout, and logs it", async () => {
+    const lines: Captured[] = [];
+    const made = app({ maxBatchBytes: 64 * MiB, writeTimeoutMs: 500, logger: capturingLogger(lines) });
+    await withControlNote(made);
+    const server = createServer(made.nodeListener);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    // About 39 MB of answer: far more than the socket buffers on both ends hold.
+    const body = JSON.stringify(batchOf(30));
+    const socket = tcpConnect(port, "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", resolve));
+    const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+        `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    // Never read: the kernel buffers fill and the server's write cannot finish.
+    socket.pause();
+    const warning = "closed a connection whose client did not read its answer within 500 ms";
+    const deadline = performance.now() + 10_000;
+    while (!lines.some((l) => l.msg === warning) && performance.now() < deadline) await sleep(50);
+    // The server side of the connection is gone (its unsent answer with it) while the client still holds its end.
+    const open = await connections();
+    socket.destroy();
+    expect(lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([warning]);
+    expect(open).toBe(0);
+    expect(made.inFlight).toBe(0);
+  }, 20_000);
+});
