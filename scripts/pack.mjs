@@ -8,7 +8,13 @@
 // The install line is the only thing on stdout; the rest goes to stderr.
 import { resolve } from "node:path";
 import { packAll } from "../release/scripts/lib/pack.mjs";
-import { externalPeers, internalClosure, publishedPackages, ROOT } from "../release/scripts/lib/workspace.mjs";
+import {
+  externalPeers,
+  internalClosure,
+  nativeSqlitePeers,
+  publishedPackages,
+  ROOT,
+} from "../release/scripts/lib/workspace.mjs";
 
 const USAGE = "usage: node scripts/pack.mjs <package>... [--out DIR]   (for example @toolshed/notes, or notes server)";
 
@@ -57,7 +63,12 @@ try {
   process.exit(1);
 }
 const ours = [...new Set(chosen.flatMap((name) => internalClosure(name, published)))].sort();
-const specs = [...ours.map((n) => /** @type {string} */ (tarballs.get(n))), ...externalPeers(ours, published)];
+const specs = [
+  ...ours.map((n) => /** @type {string} */ (tarballs.get(n))),
+  ...externalPeers(ours, published),
+  // On Node 20 the SQLite stores need the native driver, an optional peer.
+  ...nativeSqlitePeers(ours),
+];
 process.stderr.write(
   `Packed ${tarballs.size} public packages into ${out}.\n` +
     `${chosen.join(" and ")} ${chosen.length > 1 ? "need" : "needs"} ${ours.join(", ")}. In a project of yours (npm init -y), run:\n\n`,

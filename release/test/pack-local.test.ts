@@ -31,7 +31,7 @@ it("pack-local prints the one npm install line that installs @toolshed/notes in 
   const line = lines[0] as string;
   expect(line).toMatch(/^npm install /);
   // Only the public packages are packed.
-  expect(readdirSync(out).every((file) => file.startsWith("toolshed-") && file.endsWith(".tgz"))).toBe(true);
+  expect(readdirSync(out).every((file) => /^(create-)?toolshed-.*\.tgz$/.test(file))).toBe(true);
   expect(readdirSync(out).some((file) => /release|docs-check|bench/.test(file))).toBe(false);
 
   const project = createNpmProject("toolshed-pack-local-user-");
@@ -72,5 +72,7 @@ it("pack-local names the public packages when asked for one that is not", () => 
   const run = packLocal("@toolshed/release");
   expect(run.status).toBe(2);
   expect(run.stdout).toBe("");
-  expect(run.stderr).toContain('no public package "@toolshed/release"; choose from @toolshed/crm, @toolshed/errors');
+  expect(run.stderr).toContain(
+    'no public package "@toolshed/release"; choose from @toolshed/audit, @toolshed/crm, @toolshed/errors',
+  );
 });

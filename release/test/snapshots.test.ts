@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { crmPack, SqliteCrmStore } from "@toolshed/crm";
 import { notesPack, SqliteNotesStore } from "@toolshed/notes";
 import type { Pack } from "@toolshed/schema";
+import { majorChangesetsFor, parseChangesetBumps as parseFrontMatter } from "@toolshed/testing";
 import { SqliteTicketsStore, ticketsPack } from "@toolshed/tickets";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/lib/workspace.mjs";
-import { majorChangesetsFor, parseFrontMatter } from "../src/changeset-files.js";
 import {
   type ContractSnapshot,
   compareContracts,

@@ -5,7 +5,7 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNpmProject, npmInstallAsync } from "../scripts/lib/npm-project.mjs";
 import { packAll } from "../scripts/lib/pack.mjs";
-import { CATALOG, externalPeers, internalClosure, ROOT } from "../scripts/lib/workspace.mjs";
+import { CATALOG, externalPeers, internalClosure, nativeSqlitePeers, ROOT } from "../scripts/lib/workspace.mjs";
 
 const FIXTURES = join(import.meta.dirname, "..", "scripts", "fixtures");
 const cleanup: string[] = [];
@@ -34,8 +34,7 @@ function runFixture(project: string, fixture: string, args: string[] = []): unkn
 }
 
 // better-sqlite3 is an optional peer: a user on a Node without node:sqlite (before 22.16) adds it.
-const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-const NATIVE_SQLITE = major > 22 || (major === 22 && minor >= 16) ? [] : ["better-sqlite3@12.11.1"];
+const NATIVE_SQLITE = nativeSqlitePeers(["@toolshed/storage"]);
 
 beforeAll(() => {
   const dest = mkdtempSync(join(tmpdir(), "toolshed-tarballs-"));

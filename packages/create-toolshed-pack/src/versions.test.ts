@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { expect, it } from "vitest";
-import { DEV_VERSIONS } from "./versions.js";
+import { describe, expect, it } from "vitest";
+import { DEV_VERSIONS, hasNodeSqlite } from "./versions.js";
 
 // A standalone pack is built and tested with what the workspace tests against.
 it("pins the dev tools of a standalone pack to the workspace catalog", () => {
@@ -10,4 +10,11 @@ it("pins the dev tools of a standalone pack to the workspace catalog", () => {
     [...block.matchAll(/^\s+"?([^":\s]+)"?:\s*(\S+)\s*$/gm)].map((m) => [m[1] ?? "", m[2] ?? ""]),
   );
   for (const [name, version] of Object.entries(DEV_VERSIONS)) expect([name, version]).toEqual([name, catalog[name]]);
+});
+
+describe("hasNodeSqlite", () => {
+  it("is true from Node 22.16 on, where @toolshed/storage uses node:sqlite", () => {
+    expect(["20.19.0", "22.15.1"].map((v) => hasNodeSqlite(v))).toEqual([false, false]);
+    expect(["22.16.0", "24.21.0", "26.10.0"].map((v) => hasNodeSqlite(v))).toEqual([true, true, true]);
+  });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { hasNodeSqlite } from "../src/versions.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const VERSION: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
@@ -161,16 +162,20 @@ describe("a standalone pack", () => {
       },
       peerDependencies: { "@modelcontextprotocol/sdk": "^1.32.0", zod: "^4.0.0" },
     });
-    expect(Object.keys(manifest.devDependencies).sort()).toEqual([
-      "@modelcontextprotocol/sdk",
-      "@toolshed/server",
-      "@toolshed/testing",
-      "@types/node",
-      "tsup",
-      "typescript",
-      "vitest",
-      "zod",
-    ]);
+    expect(Object.keys(manifest.devDependencies).sort()).toEqual(
+      [
+        "@modelcontextprotocol/sdk",
+        "@toolshed/server",
+        "@toolshed/testing",
+        "@types/node",
+        "tsup",
+        "typescript",
+        "vitest",
+        "zod",
+        // The store's tests need the native SQLite driver on a Node without node:sqlite.
+        ...(hasNodeSqlite() ? [] : ["better-sqlite3"]),
+      ].sort(),
+    );
     expect(manifest.devDependencies["@toolshed/testing"]).toBe(`^${VERSION}`);
     expect(Object.values(manifest.devDependencies).some((v) => String(v).startsWith("catalog:"))).toBe(false);
     expect(readJson(join(cwd, "weather-pack", "tsconfig.json")).extends).toBeUndefined();

@@ -106,3 +106,15 @@ function readCatalog() {
 }
 
 export const CATALOG = readCatalog();
+
+/**
+ * better-sqlite3 is an optional peer of @toolshed/storage, needed only where Node has no
+ * node:sqlite (before 22.16): the spec to install next to `names` on this Node, if any.
+ * @param {string[]} names @param {string} [version]
+ * @returns {string[]}
+ */
+export function nativeSqlitePeers(names, version = process.versions.node) {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  const hasNodeSqlite = major > 22 || (major === 22 && minor >= 16);
+  return names.includes("@toolshed/storage") && !hasNodeSqlite ? ["better-sqlite3@12.11.1"] : [];
+}
