@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { fetchFailure, readCapped } from "./capped-fetch.js";
 import { HttpConfigError } from "./http-errors.js";
 
 /** Opaque access tokens checked at the authorization server's introspection endpoint (RFC 7662). */
@@ -110,12 +111,12 @@ export function createIntrospector(options: IntrospectionOptions, now: () => num
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      return unavailable(fetchFailure(error, url, timeoutMs));
+      return unavailable(fetchFailure(error, "the introspection endpoint", url, timeoutMs));
     }
     try {
       return await readAnswer(response, url);
     } catch (error) {
-      return unavailable(fetchFailure(error, url, timeoutMs));
+      return unavailable(fetchFailure(error, "the introspection endpoint", url, timeoutMs));
     }
   };
 
@@ -164,7 +165,7 @@ async function readAnswer(response: Response, url: string): Promise<Introspectio
     await response.body?.cancel();
     return unavailable(`the introspection endpoint ${url} answered HTTP ${response.status}`);
   }
-  const text = await readCapped(response);
+  const text = await readCapped(response, MAX_ANSWER_BYTES);
   if (text === undefined) {
     return unavailable(`the introspection answer from ${url} is larger than ${MAX_ANSWER_BYTES / 1024} KiB`);
   }
@@ -183,45 +184,6 @@ async function readAnswer(response: Response, url: string): Promise<Introspectio
     return unavailable(`the introspection answer from ${url} has no boolean "active" (RFC 7662)`);
   }
   return { kind: "active", claims };
-}
-
-/** The body as text, or undefined when it is larger than the cap (then it is not read further). */
-async function readCapped(response: Response): Promise<string | undefined> {
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > MAX_ANSWER_BYTES) {
-    await response.body?.cancel();
-    return undefined;
-  }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function fetchFailure(error: unknown, url: string, timeoutMs: number): string {
-  const name = (error as Error | undefined)?.name;
-  if (name === "TimeoutError" || name === "AbortError") {
-    return `the introspection endpoint ${url} did not answer within ${timeoutMs} ms`;
-  }
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  const detail =
-    typeof cause?.code === "string"
-      ? cause.code
-      : typeof cause?.message === "string"
-        ? cause.message
-        : String((error as Error | undefined)?.message ?? error);
-  return `could not reach the introspection endpoint ${url} (${detail})`;
 }
 
 // RFC 6749 section 2.3.1: client id and secret are form-encoded before they are joined for Basic.

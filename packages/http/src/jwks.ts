@@ -1,5 +1,6 @@
 import type { Logger } from "@toolshed/schema";
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { fetchFailure, readCapped } from "./capped-fetch.js";
 import { HttpConfigError } from "./http-errors.js";
 
 /** Limits on fetching the authorization server's key set (JWKS). */
@@ -197,50 +198,11 @@ async function fetchKeySet(url: string, timeoutMs: number, maxBytes: number): Pr
       return failed(notKeySet);
     }
   } catch (error) {
-    return failed(fetchFailure(error, url, timeoutMs));
+    return failed(fetchFailure(error, "the JWKS endpoint", url, timeoutMs));
   }
 }
 
 const failed = (reason: string): Fetched => ({ ok: false, reason });
-
-/** The body as text, or undefined when it is larger than the cap (then it is not read further). */
-async function readCapped(response: Response, maxBytes: number): Promise<string | undefined> {
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel();
-    return undefined;
-  }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function fetchFailure(error: unknown, url: string, timeoutMs: number): string {
-  const name = (error as Error | undefined)?.name;
-  if (name === "TimeoutError" || name === "AbortError") {
-    return `the JWKS endpoint ${url} did not answer within ${timeoutMs} ms`;
-  }
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  const detail =
-    typeof cause?.code === "string"
-      ? cause.code
-      : typeof cause?.message === "string"
-        ? cause.message
-        : String((error as Error | undefined)?.message ?? error);
-  return `could not reach the JWKS endpoint ${url} (${detail})`;
-}
 
 function checkJwksOptions(options: JwksOptions): void {
   const whole = (name: keyof JwksOptions, min: number) => {
