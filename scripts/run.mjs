@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point for the root npm scripts. It needs only Node 20 and npm: pnpm comes through npx.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,11 +17,37 @@ function run(command, args, options = {}) {
   return result.status ?? 1;
 }
 
+/** Wall time of each step of this command, for the table `npm test` ends with. */
+const steps = [];
+const began = Date.now();
+
+/** "1m 05s", "42s" */
+function duration(ms) {
+  const seconds = Math.round(ms / 1000);
+  return seconds >= 60 ? `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s` : `${seconds}s`;
+}
+
+function stepTable() {
+  const rows = [...steps, { step: "total", ms: Date.now() - began }];
+  const width = Math.max(...rows.map((row) => row.step.length));
+  return `\nSteps and their wall time:\n${rows.map((row) => `  ${row.step.padEnd(width)}  ${duration(row.ms).padStart(7)}${row.note ? `  (${row.note})` : ""}`).join("\n")}\n`;
+}
+
+/** Steps that run beside the others; stopped when a step fails or this process ends. */
+const background = new Set();
+process.on("exit", () => {
+  for (const child of background) child.stop();
+});
+
 function must(step, command, args) {
   process.stderr.write(`\n> ${step}\n`);
+  const started = Date.now();
   const status = run(command, args);
+  steps.push({ step, ms: Date.now() - started });
   if (status !== 0) {
     process.stderr.write(`\n${step} failed (exit ${status}).\n`);
+    for (const child of background) child.stop();
+    if (steps.length > 1) process.stderr.write(stepTable());
     process.exit(status);
   }
 }
@@ -49,18 +75,8 @@ function summary(reportPath) {
   };
 }
 
-function test(extra) {
-  install();
-  build();
-  pnpm("typecheck", "exec", "turbo", "run", "typecheck", "--output-logs=errors-only");
-  pnpm("lint", "exec", "biome", "check", ".");
-  pnpm("package checks (publint, arethetypeswrong)", "exec", "node", "scripts/check-packages.mjs");
-  // Every benchmark contender must still answer correctly (speed is not asserted here).
-  pnpm("benchmark harness check (bench --quick)", "--filter", "./bench", "run", "bench:quick");
-  const report = join(root, ".vitest-report.json");
-  rmSync(report, { force: true });
-  process.stderr.write("\n> tests\n");
-  const status = run("npx", [
+function vitestArgs(report, extra) {
+  return [
     ...PNPM,
     "exec",
     "vitest",
@@ -69,12 +85,145 @@ function test(extra) {
     "--reporter=json",
     `--outputFile.json=${report}`,
     ...extra,
-  ]);
-  const counts = summary(report);
-  if (!counts) {
-    process.stdout.write("0 passed, 1 failed\n");
+  ];
+}
+
+/**
+ * The outside-in projects (packed tarballs installed into fresh npm projects, the scaffold, other
+ * Node lines) mostly wait on npm and on child processes: they run in a vitest of their own, beside
+ * the other steps, from right after the build. Their output is kept in a log and shown when they end.
+ */
+const OUTSIDE_IN = ["release", "node-lines"];
+
+function startOutsideIn() {
+  const report = join(root, ".vitest-report.outside-in.json");
+  const log = join(root, ".vitest-outside-in.log");
+  rmSync(report, { force: true });
+  const out = openSync(log, "w");
+  const started = Date.now();
+  process.stderr.write(
+    `\n> outside-in tests (${OUTSIDE_IN.join(", ")}), beside the next steps; their output: ${relative(root, log)}\n`,
+  );
+  const child = spawn(
+    "npx",
+    vitestArgs(
+      report,
+      OUTSIDE_IN.flatMap((name) => ["--project", name]),
+    ),
+    {
+      cwd: root,
+      stdio: ["ignore", out, out],
+      // Its own process group, so that stopping it stops pnpm, vitest and the installs under it.
+      detached: true,
+    },
+  );
+  closeSync(out);
+  let stopped = false;
+  const done = new Promise((resolve) => {
+    child.once("error", (error) => resolve({ status: 1, error }));
+    child.once("exit", (code, signal) => resolve({ status: code ?? 1, signal }));
+  });
+  const handle = {
+    report,
+    log,
+    started: started - began,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {}
+    },
+    async wait() {
+      const result = await done;
+      background.delete(handle);
+      steps.push({
+        step: "outside-in tests",
+        ms: Date.now() - started,
+        note: `beside the others from ${duration(started - began)}`,
+      });
+      return result;
+    },
+  };
+  background.add(handle);
+  return handle;
+}
+
+async function test(extra) {
+  install();
+  build();
+  if (extra.length > 0) {
+    // A filter (npm test -- <file or name>): only the matching tests, against the sources.
+    process.stderr.write(
+      "\n> tests matching the filter (npm test without one also runs typecheck, lint and the checks)\n",
+    );
+    const report = join(root, ".vitest-report.json");
+    rmSync(report, { force: true });
+    const status = run("npx", vitestArgs(report, extra));
+    finish([summary(report)], status);
+  }
+  await packOnce();
+  const outsideIn = startOutsideIn();
+  // The outside-in tests run in their own process group, which a Ctrl+C at the terminal does not reach.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, () => {
+      outsideIn.stop();
+      process.exit(128 + (osConstants.signals[signal] ?? 0));
+    });
+  }
+  pnpm("typecheck", "exec", "turbo", "run", "typecheck", "--output-logs=errors-only");
+  pnpm("lint", "exec", "biome", "check", ".");
+  pnpm("package checks (publint, arethetypeswrong)", "exec", "node", "scripts/check-packages.mjs");
+  // Every benchmark contender must still answer correctly (speed is not asserted here).
+  pnpm("benchmark harness check (bench --quick)", "--filter", "./bench", "run", "bench:quick");
+  const report = join(root, ".vitest-report.json");
+  rmSync(report, { force: true });
+  process.stderr.write("\n> tests\n");
+  const started = Date.now();
+  const status = run(
+    "npx",
+    vitestArgs(
+      report,
+      OUTSIDE_IN.map((name) => `--project=!${name}`),
+    ),
+  );
+  steps.push({ step: "tests", ms: Date.now() - started });
+  const other = await outsideIn.wait();
+  process.stderr.write(`\n> outside-in tests: their output (${relative(root, outsideIn.log)})\n`);
+  process.stderr.write(readFileSync(outsideIn.log, "utf8"));
+  finish([summary(report), summary(outsideIn.report)], status || other.status);
+}
+
+/** Tarballs for the package checks and the outside-in tests, packed once (release/scripts/lib/pack.mjs). */
+async function packOnce() {
+  const step = "pack the public packages";
+  process.stderr.write(`\n> ${step}\n`);
+  const started = Date.now();
+  try {
+    const { packedTarballs } = await import("../release/scripts/lib/pack.mjs");
+    packedTarballs();
+  } catch (error) {
+    process.stderr.write(`\n${step} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  steps.push({ step, ms: Date.now() - started });
+}
+
+/** The step table, then the one line CI reads: the totals of every vitest report. */
+function finish(reports, status) {
+  process.stdout.write(stepTable());
+  if (reports.some((counts) => !counts)) {
+    const found = reports.filter(Boolean);
+    const passed = found.reduce((sum, counts) => sum + counts.passed, 0);
+    const failed = found.reduce((sum, counts) => sum + counts.failed, 0);
+    process.stdout.write(`${passed} passed, ${failed + 1} failed\n`);
     process.exit(status || 1);
   }
+  const counts = reports.reduce((sum, c) => ({
+    passed: sum.passed + c.passed,
+    failed: sum.failed + c.failed,
+    skipped: sum.skipped + c.skipped,
+  }));
   if (status !== 0 && counts.failed === 0) counts.failed = 1;
   process.stdout.write(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   process.exit(counts.failed > 0 ? 1 : status);
@@ -170,7 +319,7 @@ function servingText({ url, pid, packs, database }) {
 const [command = "test", ...rest] = process.argv.slice(2);
 switch (command) {
   case "test":
-    test(rest);
+    await test(rest);
     break;
   case "build":
     install();

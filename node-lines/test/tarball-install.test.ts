@@ -1,10 +1,9 @@
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, createNpmProject } from "../../release/scripts/lib/npm-project.mjs";
-import { PNPM, packAll } from "../../release/scripts/lib/pack.mjs";
+import { PNPM, packedTarballs } from "../../release/scripts/lib/pack.mjs";
 import { externalPeers, internalClosure } from "../../release/scripts/lib/workspace.mjs";
 import { CI, nodeLine } from "./lines.js";
 
@@ -24,9 +23,7 @@ const cleanup: string[] = [];
 let tarballs: Map<string, string>;
 beforeAll(() => {
   if ("problem" in line) return;
-  const dest = mkdtempSync(join(tmpdir(), "toolshed-node24-tarballs-"));
-  cleanup.push(dest);
-  tarballs = packAll(dest, OURS);
+  tarballs = packedTarballs(OURS);
 });
 afterAll(() => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });

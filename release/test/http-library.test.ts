@@ -1,10 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { createNpmProject, npmInstall } from "../scripts/lib/npm-project.mjs";
-import { packAll } from "../scripts/lib/pack.mjs";
+import { packedTarballs } from "../scripts/lib/pack.mjs";
 import { externalPeers, internalClosure, ROOT, readJson } from "../scripts/lib/workspace.mjs";
 
 // The promise of @toolshed/http: a team that mounts its own pack in its own Express app (or serves
@@ -108,9 +107,7 @@ function installedPackages(nodeModules: string): Set<string> {
 it("an npm project with @toolshed/http and Express serves its own pack from Express and a Fetch handler, with no database driver or pack installed", () => {
   const ours = internalClosure("@toolshed/http");
   expect(ours).toEqual(["@toolshed/errors", "@toolshed/http", "@toolshed/schema", "@toolshed/server"]);
-  const dest = mkdtempSync(join(tmpdir(), "toolshed-http-tarballs-"));
-  cleanup.push(dest);
-  const tarballs = packAll(dest, ours);
+  const tarballs = packedTarballs(ours);
 
   const project = createNpmProject("toolshed-http-user-");
   cleanup.push(project);

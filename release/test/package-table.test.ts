@@ -1,8 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { packAll } from "../scripts/lib/pack.mjs";
+import { beforeAll, expect, it } from "vitest";
+import { packedTarballs } from "../scripts/lib/pack.mjs";
 import { footprintNames, parseSizes, type SizeRow, sizeRows } from "../scripts/lib/package-table.mjs";
 import { publishedPackages, ROOT } from "../scripts/lib/workspace.mjs";
 
@@ -10,17 +9,15 @@ import { publishedPackages, ROOT } from "../scripts/lib/workspace.mjs";
 // they are compared exactly; gzip output may differ by a few bytes between zlib builds, so the
 // tarball size may differ by 2%.
 const HOW = "docs/packages.md is out of date: run `node release/scripts/package-table.mjs` after `npm run build`";
-const dest = mkdtempSync(join(tmpdir(), "toolshed-table-check-"));
 let measured: SizeRow[];
 let documented: SizeRow[];
 let text: string;
 
 beforeAll(() => {
-  measured = sizeRows(packAll(dest), publishedPackages());
+  measured = sizeRows(packedTarballs(), publishedPackages());
   text = readFileSync(join(ROOT, "docs", "packages.md"), "utf8");
   documented = parseSizes(text);
 });
-afterAll(() => rmSync(dest, { recursive: true, force: true }));
 
 it("the sizes table of docs/packages.md matches the tarballs of every public package", () => {
   expect(

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, expect, it } from "vitest";
 import { cleanEnv } from "../scripts/lib/npm-project.mjs";
-import { packAll } from "../scripts/lib/pack.mjs";
+import { packedTarballs } from "../scripts/lib/pack.mjs";
 import { internalClosure } from "../scripts/lib/workspace.mjs";
 
 // The promise of create-toolshed-pack: `npm create toolshed-pack@latest my-pack` writes a pack that
@@ -59,9 +59,7 @@ it("create-toolshed-pack from its tarball writes a pack whose own npm test and n
     "@toolshed/testing",
     "create-toolshed-pack",
   ]);
-  const tarballDir = mkdtempSync(join(tmpdir(), "toolshed-scaffold-tarballs-"));
-  cleanup.push(tarballDir);
-  const tarballs = packAll(tarballDir, ours);
+  const tarballs = packedTarballs(ours);
 
   // As `npm create toolshed-pack my-pack` does (npm exec --package create-toolshed-pack -- create-toolshed-pack my-pack).
   const work = mkdtempSync(join(tmpdir(), "toolshed-scaffold-user-"));

@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNpmProject, npmInstallAsync } from "../scripts/lib/npm-project.mjs";
-import { packAll } from "../scripts/lib/pack.mjs";
+import { packedTarballs } from "../scripts/lib/pack.mjs";
+import { compiledInPlace, installedBetterSqlite3, userNpmCache } from "../scripts/lib/user-npm-cache.mjs";
 import { CATALOG, externalPeers, internalClosure, nativeSqlitePeers, ROOT } from "../scripts/lib/workspace.mjs";
 
 const FIXTURES = join(import.meta.dirname, "..", "scripts", "fixtures");
@@ -37,9 +37,7 @@ function runFixture(project: string, fixture: string, args: string[] = []): unkn
 const NATIVE_SQLITE = nativeSqlitePeers(["@toolshed/storage"]);
 
 beforeAll(() => {
-  const dest = mkdtempSync(join(tmpdir(), "toolshed-tarballs-"));
-  cleanup.push(dest);
-  tarballs = packAll(dest);
+  tarballs = packedTarballs();
   ticketsProject = installed(
     "toolshed-tickets-user-",
     [...new Set([...internalClosure("@toolshed/tickets"), ...internalClosure("@toolshed/server")])],
@@ -87,6 +85,14 @@ describe("installed from tarballs, outside the workspace", () => {
       "storage",
       "tickets",
     ]);
+    // Where Node has no node:sqlite, better-sqlite3 comes as a user's does, as a prebuilt binary (the
+    // workspace's own, see user-npm-cache.mjs), and is not compiled again here.
+    for (const spec of NATIVE_SQLITE) {
+      expect(installedBetterSqlite3(project)).toBe(spec.split("@").at(-1));
+      expect(compiledInPlace(project), userNpmCache().reason ?? "compiled, though the prebuilt binary was there").toBe(
+        false,
+      );
+    }
 
     const seen = runFixture(project, "tickets-smoke.mjs") as Record<
       "own" | "runtime",

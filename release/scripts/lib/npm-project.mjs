@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mustRun } from "./pack.mjs";
+import { userNpmCache } from "./user-npm-cache.mjs";
 
 /**
  * `npm init -y` in a new folder under os.tmpdir(), with `type: module`.
@@ -37,7 +38,11 @@ export function npmInstall(dir, specs) {
 const KEEP =
   /^npm_config_(registry|cache|userconfig|globalconfig|https?_proxy|proxy|noproxy|no_proxy|cafile|strict_ssl)$/i;
 
-/** The environment minus npm/pnpm settings inherited from the workspace run (pnpm exec sets many). */
+/**
+ * The environment minus npm/pnpm settings inherited from the workspace run (pnpm exec sets many),
+ * with the npm cache of user-npm-cache.mjs: the machine's registry cache and the workspace's
+ * better-sqlite3 binary as a downloaded prebuilt one, so no install compiles it again.
+ */
 export function cleanEnv() {
   /** @type {NodeJS.ProcessEnv} */
   const env = {};
@@ -45,6 +50,7 @@ export function cleanEnv() {
     if (/^(npm_|pnpm_)/i.test(key) && !KEEP.test(key)) continue;
     env[key] = value;
   }
+  env.npm_config_cache = userNpmCache().cache;
   return env;
 }
 

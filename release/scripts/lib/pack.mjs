@@ -1,9 +1,10 @@
 // @ts-check
 // Packs published packages the way `pnpm publish` would (workspace:^ and catalog: become real ranges).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { publishedPackages, ROOT } from "./workspace.mjs";
 
 export const PNPM = ["-y", "pnpm@12.4.2"];
@@ -54,6 +55,72 @@ export function packAll(dest, names) {
     const file = join(dest, tarballName(pkg.name, pkg.version));
     if (!existsSync(file)) throw new Error(`pnpm pack made no ${file} (found: ${readdirSync(dest).join(", ")})`);
     tarballs.set(pkg.name, file);
+  }
+  return tarballs;
+}
+
+const PACKED = join(ROOT, "node_modules", ".cache", "toolshed-tarballs");
+
+/**
+ * A digest of everything `pnpm pack` reads for the published packages: each package's files (not its
+ * node_modules) and the workspace catalog that fills in its ranges.
+ * @param {import("./workspace.mjs").WorkspacePackage[]} published
+ */
+function packInputsDigest(published) {
+  const hash = createHash("sha256");
+  hash.update(readFileSync(join(ROOT, "pnpm-workspace.yaml")));
+  /** @param {string} base @param {string} dir */
+  const walk = (base, dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name === "node_modules" || entry.name === ".turbo") continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(base, path);
+      else if (entry.isFile()) hash.update(`\0${relative(base, path)}\0`).update(readFileSync(path));
+    }
+  };
+  for (const pkg of published) {
+    hash.update(`\0package ${pkg.name}\0`);
+    walk(pkg.dir, pkg.dir);
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * The tarballs of the published packages (or the ones named) as their files are now, packed once:
+ * node_modules/.cache/toolshed-tarballs/<digest of what pack reads> is reused by every test and check
+ * of a run, and by later runs while nothing changes. Callers must not modify the files.
+ * @param {string[]} [names]
+ * @returns {Map<string, string>}
+ */
+export function packedTarballs(names) {
+  const published = publishedPackages();
+  const unknown = names?.find((name) => !published.some((p) => p.name === name));
+  if (unknown)
+    throw new Error(`no published package ${unknown}; choose from ${published.map((p) => p.name).join(", ")}`);
+  const dir = join(PACKED, packInputsDigest(published));
+  if (!existsSync(dir)) {
+    mkdirSync(PACKED, { recursive: true });
+    const partial = mkdtempSync(`${dir}.partial-`);
+    try {
+      packAll(partial);
+      renameSync(partial, dir);
+    } catch (error) {
+      // Another process of this run packed the same files first: theirs are the same.
+      if (!existsSync(dir)) throw error;
+    } finally {
+      rmSync(partial, { recursive: true, force: true });
+    }
+    // Older packings are of files that changed since; one an hour old is no longer in use.
+    for (const entry of readdirSync(PACKED)) {
+      const path = join(PACKED, entry);
+      if (path !== dir && Date.now() - statSync(path).mtimeMs > 3_600_000)
+        rmSync(path, { recursive: true, force: true });
+    }
+  }
+  const tarballs = new Map();
+  for (const pkg of published) {
+    if (names && !names.includes(pkg.name)) continue;
+    tarballs.set(pkg.name, join(dir, tarballName(pkg.name, pkg.version)));
   }
   return tarballs;
 }
