@@ -43,10 +43,12 @@ interface JsonReport {
   testResults: Array<{ name: string; status: string; message?: string; assertionResults: Assertion[] }>;
 }
 
-/** The environment for a child vitest: this run's own vitest variables left out. */
+/** The environment for a child vitest: this run's own vitest variables and lane (vitest.config.ts) left out. */
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^VITEST/.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^VITEST/.test(key) && key !== "TOOLSHED_TEST_LANE") env[key] = value;
+  }
   return env;
 }
 
