@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point for the root npm scripts. It needs only Node 20 and npm: pnpm comes through npx.
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,11 +33,17 @@ function stepTable() {
   return `\nSteps and their wall time:\n${rows.map((row) => `  ${row.step.padEnd(width)}  ${duration(row.ms).padStart(7)}${row.note ? `  (${row.note})` : ""}`).join("\n")}\n`;
 }
 
-/** Steps that run beside the others; stopped when a step fails or this process ends. */
-const background = new Set();
+/** Process groups started beside the others; stopped when this process ends. */
+const groups = new Set();
 process.on("exit", () => {
-  for (const child of background) child.stop();
+  for (const pid of groups) stopGroup(pid);
 });
+
+function stopGroup(pid) {
+  try {
+    process.kill(-pid, "SIGTERM");
+  } catch {}
+}
 
 function must(step, command, args) {
   process.stderr.write(`\n> ${step}\n`);
@@ -46,7 +52,6 @@ function must(step, command, args) {
   steps.push({ step, ms: Date.now() - started });
   if (status !== 0) {
     process.stderr.write(`\n${step} failed (exit ${status}).\n`);
-    for (const child of background) child.stop();
     if (steps.length > 1) process.stderr.write(stepTable());
     process.exit(status);
   }
@@ -89,112 +94,120 @@ function vitestArgs(report, extra) {
 }
 
 /**
- * The outside-in projects (packed tarballs installed into fresh npm projects, the scaffold, other
- * Node lines) mostly wait on npm and on child processes: they run in a vitest of their own, beside
- * the other steps, from right after the build. Their output is kept in a log and shown when they end.
+ * One step without blocking this process, timed into the table; resolves with its exit status.
+ * `out`: a file descriptor for its output, in a process group of its own (stopped with this process).
  */
-const OUTSIDE_IN = "release, node-lines";
-
-function startOutsideIn() {
-  const report = join(root, ".vitest-report.outside-in.json");
-  const log = join(root, ".vitest-outside-in.log");
-  rmSync(report, { force: true });
-  const out = openSync(log, "w");
+function step(name, command, args, { out, env, note } = {}) {
   const started = Date.now();
-  process.stderr.write(
-    `\n> outside-in tests (${OUTSIDE_IN}), beside the next steps; their output: ${relative(root, log)}\n`,
-  );
-  // vitest.config.ts picks its projects by TOOLSHED_TEST_LANE.
-  const child = spawn("npx", vitestArgs(report, []), {
+  if (out === undefined) process.stderr.write(`\n> ${name}\n`);
+  else writeSync(out, `\n> ${name}\n`);
+  const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, TOOLSHED_TEST_LANE: "outside-in" },
-    stdio: ["ignore", out, out],
-    // Its own process group, so that stopping it stops pnpm, vitest and the installs under it.
-    detached: true,
+    env: env === undefined ? process.env : { ...process.env, ...env },
+    stdio: out === undefined ? "inherit" : ["ignore", out, out],
+    detached: out !== undefined,
   });
-  closeSync(out);
-  let stopped = false;
-  const done = new Promise((resolve) => {
-    child.once("error", (error) => resolve({ status: 1, error }));
-    child.once("exit", (code, signal) => resolve({ status: code ?? 1, signal }));
+  if (out !== undefined) groups.add(child.pid);
+  return new Promise((resolve) => {
+    const done = (status) => {
+      groups.delete(child.pid);
+      steps.push({ step: name, ms: Date.now() - started, note });
+      resolve(status);
+    };
+    child.once("error", (error) => {
+      process.stderr.write(`${name}: ${error.message}\n`);
+      done(1);
+    });
+    child.once("exit", (code) => done(code ?? 1));
   });
-  const handle = {
-    report,
-    log,
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {}
-    },
-    async wait() {
-      const result = await done;
-      background.delete(handle);
-      steps.push({
-        step: "outside-in tests",
-        ms: Date.now() - started,
-        note: `beside the others from ${duration(started - began)}`,
-      });
-      return result;
-    },
-  };
-  background.add(handle);
-  return handle;
+}
+
+/**
+ * What runs beside the tests of the packages and apps, one after another, its output into a log
+ * shown at the end: the static checks, then the outside-in tests (vitest.config.ts's "outside-in"
+ * lane: packed tarballs installed into fresh npm projects, the scaffold, other Node lines), which
+ * mostly wait on npm and on child processes. A check that fails ends this side; the tests still end.
+ */
+async function beside(log, report) {
+  const out = openSync(log, "w");
+  const from = `beside the tests from ${duration(Date.now() - began)}`;
+  try {
+    const checks = [
+      ["typecheck", "exec", "turbo", "run", "typecheck", "--output-logs=errors-only"],
+      ["lint", "exec", "biome", "check", "."],
+      ["package checks (publint, arethetypeswrong)", "exec", "node", "scripts/check-packages.mjs"],
+      // Every benchmark contender must still answer correctly (speed is not asserted here).
+      ["benchmark harness check (bench --quick)", "--filter", "./bench", "run", "bench:quick"],
+    ];
+    for (const [name, ...args] of checks) {
+      const status = await step(name, "npx", [...PNPM, ...args], { out, note: from });
+      if (status !== 0) return { status, failed: name };
+    }
+    const status = await step("outside-in tests", "npx", vitestArgs(report, []), {
+      out,
+      env: { TOOLSHED_TEST_LANE: "outside-in" },
+      note: from,
+    });
+    return { status, failed: status === 0 ? undefined : "outside-in tests" };
+  } finally {
+    closeSync(out);
+  }
 }
 
 async function test(extra) {
   install();
   build();
+  const report = join(root, ".vitest-report.json");
+  rmSync(report, { force: true });
   if (extra.length > 0) {
     // A filter (npm test -- <file or name>): only the matching tests, against the sources.
     process.stderr.write(
       "\n> tests matching the filter (npm test without one also runs typecheck, lint and the checks)\n",
     );
-    const report = join(root, ".vitest-report.json");
-    rmSync(report, { force: true });
     const status = run("npx", vitestArgs(report, extra));
     finish([summary(report)], status);
   }
   await packOnce();
-  const outsideIn = startOutsideIn();
-  // The outside-in tests run in their own process group, which a Ctrl+C at the terminal does not reach.
+  const log = join(root, ".npm-test-beside.log");
+  const besideReport = join(root, ".vitest-report.outside-in.json");
+  rmSync(besideReport, { force: true });
+  process.stderr.write(
+    `\n> beside the tests: typecheck, lint, package checks, bench --quick, then the outside-in tests (output in ${relative(root, log)}, shown at the end)\n`,
+  );
+  // The side runs in process groups of their own, which a Ctrl+C at the terminal does not reach:
+  // exiting stops them ("exit" above).
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-    process.on(signal, () => {
-      outsideIn.stop();
-      process.exit(128 + (osConstants.signals[signal] ?? 0));
-    });
+    process.on(signal, () => process.exit(128 + (osConstants.signals[signal] ?? 0)));
   }
-  pnpm("typecheck", "exec", "turbo", "run", "typecheck", "--output-logs=errors-only");
-  pnpm("lint", "exec", "biome", "check", ".");
-  pnpm("package checks (publint, arethetypeswrong)", "exec", "node", "scripts/check-packages.mjs");
-  // Every benchmark contender must still answer correctly (speed is not asserted here).
-  pnpm("benchmark harness check (bench --quick)", "--filter", "./bench", "run", "bench:quick");
-  const report = join(root, ".vitest-report.json");
-  rmSync(report, { force: true });
-  process.stderr.write("\n> tests\n");
-  const started = Date.now();
-  const status = run("npx", vitestArgs(report, []), { env: { ...process.env, TOOLSHED_TEST_LANE: "rest" } });
-  steps.push({ step: "tests (the rest)", ms: Date.now() - started });
-  const other = await outsideIn.wait();
-  process.stderr.write(`\n> outside-in tests: their output (${relative(root, outsideIn.log)})\n`);
-  process.stderr.write(readFileSync(outsideIn.log, "utf8"));
-  finish([summary(report), summary(outsideIn.report)], status || other.status);
+  const side = beside(log, besideReport);
+  const status = await step("tests (the rest)", "npx", vitestArgs(report, []), {
+    env: { TOOLSHED_TEST_LANE: "rest" },
+  });
+  const other = await side;
+  process.stderr.write(`\n> beside the tests: their output (${relative(root, log)})\n`);
+  process.stderr.write(readFileSync(log, "utf8"));
+  if (other.failed) process.stderr.write(`\n${other.failed} failed (exit ${other.status}).\n`);
+  // A check that failed has no tests to count: it counts as one failure.
+  const counts = [
+    summary(report),
+    other.failed && other.failed !== "outside-in tests" ? { passed: 0, failed: 1, skipped: 0 } : summary(besideReport),
+  ];
+  finish(counts, status || other.status);
 }
 
 /** Tarballs for the package checks and the outside-in tests, packed once (release/scripts/lib/pack.mjs). */
 async function packOnce() {
-  const step = "pack the public packages";
-  process.stderr.write(`\n> ${step}\n`);
+  const name = "pack the public packages";
+  process.stderr.write(`\n> ${name}\n`);
   const started = Date.now();
   try {
     const { packedTarballs } = await import("../release/scripts/lib/pack.mjs");
     packedTarballs();
   } catch (error) {
-    process.stderr.write(`\n${step} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`\n${name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
-  steps.push({ step, ms: Date.now() - started });
+  steps.push({ step: name, ms: Date.now() - started });
 }
 
 /** The step table, then the one line CI reads: the totals of every vitest report. */
