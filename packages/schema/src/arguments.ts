@@ -1,5 +1,6 @@
 import { closestMatches, type ValidationIssue } from "@toolshed/errors";
 import type { z } from "zod";
+import { type Coercion, coerceArguments, nameKey } from "./coerce.js";
 import { formatPath, hintErrorMap, toValidationIssues } from "./hints.js";
 
 type Def = { type: string; [key: string]: unknown };
@@ -159,7 +160,11 @@ function scanKeys(schema: z.ZodType, value: unknown, path: PropertyKey[], scan: 
       continue;
     }
     const noun = topLevel ? "argument" : "key";
-    const [guess] = closestMatches(key, known, 1, Math.max(2, Math.floor(key.length / 3)));
+    // The same name in another case or with other separators first (idempotencyKey: idempotency_key,
+    // not the "id" it contains).
+    const guess =
+      known.find((name) => nameKey(name) === nameKey(key)) ??
+      closestMatches(key, known, 1, Math.max(2, Math.floor(key.length / 3)))[0];
     const valid = known.length === 0 ? `this takes no ${noun}s` : `valid ${noun}s: ${known.join(", ")}`;
     const hint = guess === undefined ? valid : `did you mean "${guess}"? ${valid[0]?.toUpperCase()}${valid.slice(1)}`;
     scan.issues.push({ path: formatPath([...path, key]), message: `unknown ${noun}; ${hint}` });
@@ -212,16 +217,48 @@ function requiredNullMap(paths: Set<string>): (issue: z.core.$ZodRawIssue) => st
   };
 }
 
-export type ParseResult<T> = { success: true; data: T } | { success: false; issues: ValidationIssue[] };
+export type ParseResult<T> =
+  | {
+      success: true;
+      data: T;
+      /** The slips taken to get there (lax coercion); absent when the arguments were fine as sent. */
+      coercions?: Coercion[];
+    }
+  | { success: false; issues: ValidationIssue[] };
+
+export interface ParseOptions {
+  /**
+   * Lax coercion (default false here; tools turn it on unless `coerce: false`): when the arguments
+   * fail as sent, take numeric and boolean strings for numbers and booleans, a JSON string for an
+   * object or array, an enum value in another case, and an argument name in another case or with
+   * other separators, wherever only one reading is possible, and validate again.
+   */
+  coerce?: boolean;
+}
 
 /**
  * Validates tool arguments (C5, C6): unknown keys, every schema rule and object-level
  * refinement, each problem phrased as a hint. A missing arguments object counts as `{}`, and
  * `null` for a property that may be left out and is not nullable counts as leaving it out.
  */
-export function parseArguments<S extends z.ZodType>(schema: S, args: unknown): ParseResult<z.output<S>> {
+export function parseArguments<S extends z.ZodType>(
+  schema: S,
+  args: unknown,
+  options: ParseOptions = {},
+): ParseResult<z.output<S>> {
+  const sent = args === undefined || args === null ? {} : args;
+  const first = validate(schema, sent);
+  if (first.success || options.coerce !== true) return first;
+  const { value, coercions } = coerceArguments(schema, sent);
+  if (coercions.length === 0) return first;
+  const second = validate(schema, value);
+  // Still wrong: the hints speak of the coerced form, whose remaining problems are the real ones.
+  return second.success ? { success: true, data: second.data, coercions } : second;
+}
+
+function validate<S extends z.ZodType>(schema: S, args: unknown): ParseResult<z.output<S>> {
   const scan: KeyScan = { issues: [], more: 0, requiredNulls: undefined };
-  const value = scanKeys(schema, args === undefined || args === null ? {} : args, [], scan, MAX_LISTED_ISSUES);
+  const value = scanKeys(schema, args, [], scan, MAX_LISTED_ISSUES);
   malformedText(value, [], scan, MAX_LISTED_ISSUES);
   const errorMap = scan.requiredNulls ? requiredNullMap(scan.requiredNulls) : hintErrorMap;
   const parsed = schema.safeParse(value, { error: errorMap });

@@ -6,8 +6,9 @@
  * becomes public API. Use named exports, not wildcards. What the Toolshed runtime and tooling
  * need beyond it lives in `@toolshed/schema/internal`, which may change in any release.
  */
-export { type ParseResult, parseArguments } from "./arguments.js";
+export { type ParseOptions, type ParseResult, parseArguments } from "./arguments.js";
 export type { CacheHint } from "./cache.js";
+export type { Coercion, CoercionKind } from "./coerce.js";
 export type {
   AskOptions,
   AuthInfo,

@@ -2,7 +2,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import { batchToolResult } from "@toolshed/errors";
 import { isBatchResult } from "@toolshed/errors/internal";
 import type { z } from "zod";
-import { type ParseResult, parseArguments } from "./arguments.js";
+import { type ParseOptions, type ParseResult, parseArguments } from "./arguments.js";
 import { checkInputDescriptions, checkName, checkText, checkTimeout } from "./checks.js";
 import type { ToolContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
@@ -57,6 +57,12 @@ export interface ToolConfig<I extends InputObject, O extends z.ZodType | undefin
    * its pack's scopes apply too. Callers without a token (a local server) are not checked.
    */
   requiredScopes?: RequiredScopes;
+  /**
+   * Lax coercion of arguments that fail as sent (default true): `"5"` for a number, `"true"` for a
+   * boolean, a JSON string for an object or array, an enum value or an argument name in another
+   * case, wherever only one reading is possible. The published schema does not change.
+   */
+  coerce?: boolean;
   handler: (args: z.output<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
 }
 
@@ -83,8 +89,13 @@ export interface ToolDefinition<
   readonly handler: (args: z.output<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
   /** The tool's entry for tools/list. */
   readonly listing: ToolListing;
-  /** Validates arguments (C6); the handler is only called with `data` of a success. */
-  parseArguments(args: unknown): ParseResult<z.output<I>>;
+  /** Whether arguments that fail as sent are coerced where unambiguous (ToolConfig.coerce). */
+  readonly coerce: boolean;
+  /**
+   * Validates arguments (C6); the handler is only called with `data` of a success. Coercion follows
+   * the tool's `coerce`; `{ coerce: false }` turns it off for this call (a server that does not coerce).
+   */
+  parseArguments(args: unknown, options?: ParseOptions): ParseResult<z.output<I>>;
 }
 
 /** One entry of tools/list. */
@@ -107,6 +118,9 @@ function schemaFor(name: string, schema: z.ZodType, io: "input" | "output"): Jso
   }
 }
 
+const COERCE: ParseOptions = Object.freeze({ coerce: true });
+const STRICT: ParseOptions = Object.freeze({ coerce: false });
+
 /** Defines a tool from Zod schemas; checks it now (C13) and infers handler types from them. */
 export function defineTool<I extends InputObject, O extends z.ZodType | undefined = undefined>(
   config: ToolConfig<I, O>,
@@ -118,6 +132,9 @@ export function defineTool<I extends InputObject, O extends z.ZodType | undefine
   checkTimeout(label, config.timeoutMs);
   const requiredScopes = checkRequiredScopes(label, config.requiredScopes);
   if (typeof config.handler !== "function") throw new DefinitionError(label, "C13", "handler must be a function");
+  if (config.coerce !== undefined && typeof config.coerce !== "boolean") {
+    throw new DefinitionError(label, "C13", "coerce must be true or false (lax coercion of arguments, default true)");
+  }
   const def = (config.input as { _zod?: { def?: { type?: string } } })?._zod?.def;
   if (def?.type !== "object") {
     throw new DefinitionError(
@@ -142,6 +159,7 @@ export function defineTool<I extends InputObject, O extends z.ZodType | undefine
   if (outputSchema) listing.outputSchema = outputSchema;
   if (Object.keys(annotations).length > 0) listing.annotations = annotations;
   const input = config.input;
+  const coerce = config.coerce !== false;
   return Object.freeze({
     kind: "tool" as const,
     name: config.name,
@@ -157,7 +175,9 @@ export function defineTool<I extends InputObject, O extends z.ZodType | undefine
     wrapsOutput,
     handler: config.handler,
     listing,
-    parseArguments: (args: unknown) => parseArguments(input, args),
+    coerce,
+    parseArguments: (args: unknown, options?: ParseOptions) =>
+      parseArguments(input, args, coerce && options?.coerce !== false ? COERCE : STRICT),
   });
 }
 

@@ -15,6 +15,7 @@ import type {
 } from "@toolshed/schema";
 import { scopeDeniedResult } from "./access.js";
 import type { AttachPackOptions } from "./attach.js";
+import { reportCoercions } from "./coercions.js";
 import { MetaKey } from "./era.js";
 import { type InputMethod, type InputRequiredResult, type InputRound, runInRounds } from "./input-round.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
@@ -130,9 +131,10 @@ function registerTool(binding: Binding, tool: AnyTool): void {
   const onCall = async (args: unknown, ctx: V2Context) => {
     const denied = scopeDeniedResult(binding.runtime, tool, ctx.http?.authInfo);
     if (denied) return denied;
-    const parsed = tool.parseArguments(args ?? {});
-    if (!parsed.success) return invalidArgumentsResult(tool.name, parsed.issues);
     const { options, logger } = binding;
+    const parsed = tool.parseArguments(args ?? {}, options.coerce === false ? { coerce: false } : undefined);
+    if (!parsed.success) return invalidArgumentsResult(tool.name, parsed.issues);
+    if (parsed.coercions !== undefined) reportCoercions(logger, tool.name, parsed.coercions);
     try {
       return await inRounds(binding, ctx, "tools/call", tool.name, args ?? {}, (round, capabilities) =>
         runTool(

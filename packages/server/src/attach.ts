@@ -11,6 +11,7 @@ import type { AnyTool, JsonSchema, Logger, Pack, RequestContext, TextFormat } fr
 import { z } from "zod";
 import { scopeDeniedResult } from "./access.js";
 import { attachPackV2, isV2McpServer, type V2McpServer } from "./attach-v2.js";
+import { reportCoercions } from "./coercions.js";
 import { createLogger } from "./logger.js";
 import type { RequestStateOptions } from "./request-state.js";
 import { runTool } from "./run-tool.js";
@@ -23,6 +24,11 @@ export interface AttachPackOptions {
   timeoutMs?: number;
   /** Hears the pack's resource updates (`ctx.resourceUpdated`), e.g. to notify subscribers you track. */
   onResourceUpdated?: (uri: string) => void;
+  /**
+   * Lax coercion of tool arguments that fail as sent (default true), as `createServer`'s `coerce`:
+   * logged ("arguments coerced") and counted; a tool's own `coerce: false` wins.
+   */
+  coerce?: boolean;
   /**
    * SDK v2 only: signing of the `requestState` that carries a tool's questions and answers between
    * rounds. Instances behind one load balancer must share `secret`; without one each process makes its own.
@@ -214,8 +220,9 @@ function registerTool(
     const extra = rawExtra as SdkExtra;
     const denied = scopeDeniedResult(runtime, tool, extra.authInfo);
     if (denied) return denied;
-    const parsed = tool.parseArguments(args ?? {});
+    const parsed = tool.parseArguments(args ?? {}, options.coerce === false ? { coerce: false } : undefined);
     if (!parsed.success) return invalidArgumentsResult(tool.name, parsed.issues);
+    if (parsed.coercions !== undefined) reportCoercions(logger, tool.name, parsed.coercions);
     const token = extra._meta?.progressToken;
     return runTool(
       tool,

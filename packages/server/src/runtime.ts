@@ -47,6 +47,7 @@ import {
   type ScopeDenied,
   scopesOf,
 } from "./access.js";
+import { reportCoercions } from "./coercions.js";
 import { InputRound } from "./input-round.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 import {
@@ -95,6 +96,10 @@ export interface RuntimeOptions {
   canAccess?: CanAccess;
   /** Middleware around calls (and, read by the protocol core, around requests). */
   middleware?: MiddlewareStack;
+  /** Lax coercion of tool arguments that fail as sent (default true; a tool's `coerce: false` wins). */
+  coerce?: boolean;
+  /** Whether coercions are counted in the OpenTelemetry metric (default true). */
+  telemetry?: boolean;
 }
 
 /** Credentials with `tools:read` but not `tools:write` are read-only. */
@@ -104,6 +109,7 @@ export function defaultIsReadOnlyRequest(authInfo: AuthInfo | undefined): boolea
 }
 
 const MAX_COMPLETIONS = 100;
+const NO_COERCION = { coerce: false } as const;
 /** Lists of definitions change only when the server is redeployed. */
 const DEFAULT_DEFINITIONS_TTL_MS = 5 * 60_000;
 /** Data may change with any write: always fresh unless a pack says otherwise. */
@@ -367,7 +373,10 @@ export class Runtime {
         ),
       );
     } else {
-      const parsed = tool.parseArguments(args);
+      const parsed = tool.parseArguments(args, this.#options.coerce === false ? NO_COERCION : undefined);
+      if (parsed.success && parsed.coercions !== undefined) {
+        reportCoercions(base.logger, name, parsed.coercions, this.#options.telemetry !== false);
+      }
       result = !parsed.success
         ? invalidArgumentsResult(name, parsed.issues)
         : frame === undefined

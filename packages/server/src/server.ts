@@ -30,6 +30,14 @@ export interface CreateServerOptions {
    * `too_large` tool error telling the model to ask for less. 0 turns the check off.
    */
   maxResultBytes?: number;
+  /**
+   * Lax coercion of tool arguments that fail as sent (default true): `"5"` for a number, `"true"`
+   * for a boolean, a JSON string for an object or array, an enum value or argument name in another
+   * case or with other separators, wherever only one reading is possible. Each coerced call is
+   * logged ("arguments coerced") and counted (`toolshed.tool.argument_coercions`). False turns it
+   * off for every tool; a tool's own `coerce: false` turns it off for that tool.
+   */
+  coerce?: boolean;
   /** Decides from a request's credentials whether it may use only read-only tools (C14). */
   isReadOnlyRequest?: (authInfo: AuthInfo | undefined) => boolean;
   /**
@@ -133,6 +141,8 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }),
     isReadOnlyRequest: options.isReadOnlyRequest,
     ...(options.canAccess ? { canAccess: options.canAccess } : {}),
+    ...(options.coerce === false ? { coerce: false } : {}),
+    ...(options.telemetry === false ? { telemetry: false } : {}),
   });
   const info = {
     name: options.name,

@@ -54,12 +54,14 @@ export const TelemetryAttr = {
   errorKind: "toolshed.error.kind",
   errorRetryable: "toolshed.error.retryable",
   errorRef: "toolshed.error.ref",
+  coercionKind: "toolshed.coercion.kind",
 } as const;
 
 /** Metric names. */
 export const TelemetryMetric = {
   operationDuration: "mcp.server.operation.duration",
   toolCalls: "toolshed.tool.calls",
+  argumentCoercions: "toolshed.tool.argument_coercions",
 } as const;
 
 // The MCP semantic conventions' advice for mcp.server.operation.duration (seconds).

@@ -269,6 +269,25 @@ describe.each(["modern", "legacy"] as const)("attachPack on a v2 McpServer, %s e
     expect(resultText(await call(client(), "get_note"))).toMatch(/^Invalid arguments for tool get_note:\ntitle: /);
   });
 
+  it("lax coercion: numeric strings, an enum in another case and a camelCase name are taken and logged", async () => {
+    const before = logs.lines.length;
+    const coerced = await call(client(), "crm_search_accounts", { query: "Acme", tier: "GROWTH", minArr: "100" });
+    expect(coerced.isError).toBeFalsy();
+    const meant = await call(client(), "crm_search_accounts", { query: "Acme", tier: "growth", min_arr: 100 });
+    expect(coerced.structuredContent).toEqual(meant.structuredContent);
+    expect(logs.lines.slice(before).find((l) => l.msg === "arguments coerced")).toMatchObject({
+      tool: "crm_search_accounts",
+      coerced: [
+        { path: "min_arr", kind: "argument_name", from: "minArr" },
+        { path: "tier", kind: "enum_case", from: "string" },
+        { path: "min_arr", kind: "number", from: "string" },
+      ],
+    });
+    expect(resultText(await call(client(), "crm_search_accounts", { query: "Acme", min_arr: "1e999" }))).toBe(
+      'Invalid arguments for tool crm_search_accounts:\nmin_arr: must be a number (got "1e999")',
+    );
+  });
+
   it("C6: a handler's InvalidArgumentsError or invalid_arguments ToolError has the same text and class", async () => {
     const trip = await call(client(), "plan_trip", { from: "Oslo", to: "Oslo" });
     expect(trip).toMatchObject({ content: [{ type: "text", text: TRIP }], isError: true });

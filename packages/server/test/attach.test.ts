@@ -226,6 +226,37 @@ describe("attachPack: tools", () => {
   it("the handler's context carries the request id", async () => {
     expect((await call("whoami")).structuredContent).toEqual({ clientId: null, scopes: [], hasRequestId: true });
   });
+
+  it("lax coercion: numeric strings, an enum in another case and a camelCase name are taken, logged; off with coerce: false", async () => {
+    const sent = { query: "Acme", tier: "Growth", minArr: "100", max_arr: "2000000" };
+    const meant = { query: "Acme", tier: "growth", min_arr: 100, max_arr: 2000000 };
+    const before = logs.lines.length;
+    const coerced = await call("crm_search_accounts", sent);
+    expect(coerced.isError).toBeFalsy();
+    expect(coerced.structuredContent).toEqual((await call("crm_search_accounts", meant)).structuredContent);
+    expect(logs.lines.slice(before).find((l) => l.msg === "arguments coerced")).toMatchObject({
+      tool: "crm_search_accounts",
+      coerced: [
+        { path: "min_arr", kind: "argument_name", from: "minArr" },
+        { path: "tier", kind: "enum_case", from: "string" },
+        { path: "min_arr", kind: "number", from: "string" },
+        { path: "max_arr", kind: "number", from: "string" },
+      ],
+    });
+    // Never where it would change the meaning.
+    expect(resultText(await call("crm_search_accounts", { query: "Acme", min_arr: "" }))).toBe(
+      'Invalid arguments for tool crm_search_accounts:\nmin_arr: must be a number (got "")',
+    );
+
+    const strict = new McpServer({ name: "strict", version: "1.0.0" });
+    attachPack(strict, crmPack(crm), { logger: logs.logger, coerce: false });
+    const strictClient = await connectTo(strict);
+    expect(resultText(await call("crm_search_accounts", { query: "Acme", min_arr: "100" }, strictClient))).toBe(
+      'Invalid arguments for tool crm_search_accounts:\nmin_arr: must be a number (got "100")',
+    );
+    await strictClient.close();
+    await strict.close();
+  });
 });
 
 /** A second McpServer for a client with other capabilities; contextPack has no prompts, so it attaches again. */

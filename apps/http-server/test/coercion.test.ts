@@ -1,0 +1,111 @@
+// Lax coercion over HTTP in both eras: real toolshed-http processes (stateless and with sessions)
+// serving the real CRM pack. The slips a model makes most (numbers as strings, an enum in another
+// case, camelCase for a snake_case name) answer as the call that was meant; each is logged and counted.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type HttpProcess, killChildren, post, removeTempDirs, resultText, startServer } from "./helpers.js";
+import { parsePrometheus } from "./prometheus.js";
+
+const V = "2026-07-28";
+const TOOL = "crm_search_accounts";
+const SENT = { query: "company", tier: "Growth", minArr: "1000", limit: "5" };
+const MEANT = { query: "company", tier: "growth", min_arr: 1000, limit: 5 };
+const COERCED = [
+  { path: "min_arr", kind: "argument_name", from: "minArr" },
+  { path: "tier", kind: "enum_case", from: "string" },
+  { path: "min_arr", kind: "number", from: "string" },
+  { path: "limit", kind: "number", from: "string" },
+];
+const ROUNDED = `Invalid arguments for tool ${TOOL}:\nlimit: must be an integer (got 5.5)`;
+
+/** A 2026-07-28 tools/call with its _meta envelope and the headers a client sends for it. */
+function modernCall(url: string, id: number, args: Record<string, unknown>) {
+  const body = {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: {
+      _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} },
+      name: TOOL,
+      arguments: args,
+    },
+  };
+  return post(url, body, { "MCP-Protocol-Version": V, "Mcp-Method": "tools/call", "Mcp-Name": TOOL });
+}
+
+type Accounts = { accounts: Array<{ id: string; tier: string; arr: number }> };
+
+let stateless: HttpProcess;
+let sessions: HttpProcess;
+beforeAll(async () => {
+  [stateless, sessions] = await Promise.all([
+    startServer(["--demo", "--metrics"]),
+    startServer(["--demo", "--sessions", "--metrics"]),
+  ]);
+});
+afterAll(async () => {
+  await killChildren();
+  removeTempDirs();
+});
+
+/** The coercions counter, as "kind" -> count for the tool. */
+async function coercionCounts(server: HttpProcess): Promise<Record<string, number>> {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  const families = parsePrometheus(text);
+  const family =
+    families.get("toolshed_tool_argument_coercions_total") ?? families.get("toolshed_tool_argument_coercions");
+  expect(family?.type).toBe("counter");
+  return Object.fromEntries(
+    (family?.samples ?? [])
+      .filter((s) => s.labels.gen_ai_tool_name === TOOL)
+      .map((s) => [s.labels.toolshed_coercion_kind, s.value]),
+  );
+}
+
+describe("lax coercion over HTTP", () => {
+  it.each([
+    ["stateless", () => stateless],
+    ["with sessions", () => sessions],
+  ])(
+    "2025 (%s): the slips answer as the meant call, logged and counted; a rounding is refused",
+    async (_mode, started) => {
+      const server = started();
+      const { client } = await connect(server.url);
+      const meant = await client.callTool({ name: TOOL, arguments: MEANT });
+      const coerced = await client.callTool({ name: TOOL, arguments: SENT });
+      expect(coerced.isError).toBeUndefined();
+      expect(coerced.structuredContent).toEqual(meant.structuredContent);
+      const { accounts } = coerced.structuredContent as Accounts;
+      expect(accounts.length).toBeGreaterThan(0);
+      expect(accounts.every((a) => a.tier === "growth" && a.arr >= 1000)).toBe(true);
+      const rounded = await client.callTool({ name: TOOL, arguments: { query: "company", limit: "5.5" } });
+      expect(resultText(rounded)).toBe(ROUNDED);
+      await client.close();
+      const logged = await server.waitForLog((line) => line.msg === "arguments coerced");
+      expect(logged).toMatchObject({ tool: TOOL, coerced: COERCED });
+      expect(await coercionCounts(server)).toEqual({ argument_name: 1, enum_case: 1, number: 2 });
+    },
+  );
+
+  it("2026-07-28: the same calls with the _meta envelope and the Mcp-Method and Mcp-Name headers", async () => {
+    for (const server of [stateless, sessions]) {
+      const before = await coercionCounts(server);
+      const meant = await modernCall(server.url, 1, MEANT);
+      const coerced = await modernCall(server.url, 2, SENT);
+      expect(coerced.status).toBe(200);
+      const result = (coerced.json as { result: Record<string, unknown> }).result;
+      expect(result).toMatchObject({ resultType: "complete" });
+      expect(result.isError).toBeUndefined();
+      expect(result.structuredContent).toEqual(
+        (meant.json as { result: Record<string, unknown> }).result.structuredContent,
+      );
+      const rounded = await modernCall(server.url, 3, { query: "company", limit: "5.5" });
+      expect(rounded.json).toMatchObject({
+        id: 3,
+        result: { resultType: "complete", isError: true, content: [{ type: "text", text: ROUNDED }] },
+      });
+      const after = await coercionCounts(server);
+      expect(after.number).toBe((before.number ?? 0) + 2);
+      expect(after.argument_name).toBe((before.argument_name ?? 0) + 1);
+    }
+  });
+});

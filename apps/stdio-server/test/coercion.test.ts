@@ -1,0 +1,75 @@
+// Lax coercion over stdio in both eras, the real CRM pack in a real toolshed-stdio process: the
+// slips a model makes most answer as the call that was meant, and each coerced call is logged.
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, connectClient, spawnCli, tempDir } from "./helpers.js";
+
+afterEach(cleanup);
+
+const demoArgs = () => ["--db", tempDir().file("toolshed.db"), "--demo"];
+const V = "2026-07-28";
+const TOOL = "crm_search_accounts";
+const SENT = { query: "company", tier: "Growth", minArr: "1000", limit: "5" };
+const MEANT = { query: "company", tier: "growth", min_arr: 1000, limit: 5 };
+const COERCED = [
+  { path: "min_arr", kind: "argument_name", from: "minArr" },
+  { path: "tier", kind: "enum_case", from: "string" },
+  { path: "min_arr", kind: "number", from: "string" },
+  { path: "limit", kind: "number", from: "string" },
+];
+const ROUNDED = `Invalid arguments for tool ${TOOL}:\nlimit: must be an integer (got 5.5)`;
+
+const modern = (id: number, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: {
+    _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} },
+    name: TOOL,
+    arguments: args,
+  },
+});
+
+type Accounts = { accounts: Array<{ tier: string; arr: number }> };
+
+/** The "arguments coerced" log lines on a server's stderr. */
+function coercedLines(stderr: string) {
+  return stderr
+    .split("\n")
+    .filter((line) => line.includes('"msg":"arguments coerced"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe("lax coercion over stdio", () => {
+  it("2025: the slips answer as the meant call and are logged; a rounding is refused", async () => {
+    const { client, stderr } = await connectClient(demoArgs());
+    const meant = await client.callTool({ name: TOOL, arguments: MEANT });
+    const coerced = await client.callTool({ name: TOOL, arguments: SENT });
+    expect(coerced.isError).toBeUndefined();
+    expect(coerced.structuredContent).toEqual(meant.structuredContent);
+    const { accounts } = coerced.structuredContent as Accounts;
+    expect(accounts.length).toBeGreaterThan(0);
+    expect(accounts.every((a) => a.tier === "growth" && a.arr >= 1000)).toBe(true);
+    const rounded = await client.callTool({ name: TOOL, arguments: { query: "company", limit: "5.5" } });
+    expect(rounded.content).toEqual([{ type: "text", text: ROUNDED }]);
+    expect(coercedLines(stderr())).toEqual([expect.objectContaining({ tool: TOOL, coerced: COERCED })]);
+  });
+
+  it("2026-07-28: the same calls with the _meta envelope on raw lines", async () => {
+    const cli = spawnCli(demoArgs());
+    cli.send(modern(1, MEANT));
+    cli.send(modern(2, SENT));
+    cli.send(modern(3, { query: "company", limit: "5.5" }));
+    await cli.waitForLines(3);
+    const byId = new Map(cli.messages().map((m) => [m.id, (m.result ?? {}) as Record<string, unknown>]));
+    expect(byId.get(2)).toMatchObject({ resultType: "complete" });
+    expect(byId.get(2)?.isError).toBeUndefined();
+    expect(byId.get(2)?.structuredContent).toEqual(byId.get(1)?.structuredContent);
+    expect(byId.get(3)).toMatchObject({
+      resultType: "complete",
+      isError: true,
+      content: [{ type: "text", text: ROUNDED }],
+    });
+    await cli.waitForLog("arguments coerced");
+    expect(coercedLines(cli.stderr())).toEqual([expect.objectContaining({ tool: TOOL, coerced: COERCED })]);
+  });
+});
