@@ -125,8 +125,8 @@ function step(name, command, args, { out, env, note } = {}) {
 /**
  * What runs beside the tests of the packages and apps, one after another, its output into a log
  * shown at the end: the static checks, then the outside-in tests (vitest.config.ts's "outside-in"
- * lane: packed tarballs installed into fresh npm projects, the scaffold, other Node lines), which
- * mostly wait on npm and on child processes. A check that fails ends this side; the tests still end.
+ * lane: packed tarballs installed into fresh npm projects, the scaffold, other Node lines, the
+ * conformance suite), which mostly wait on npm and on child processes. A check that fails ends this side; the tests still end.
  */
 async function beside(log, report) {
   const out = openSync(log, "w");
