@@ -8,6 +8,7 @@ export {
   startAuthorizationServer,
 } from "./authorization-server.js";
 export { type HttpProcess, killChildren, type LogLine, startHttpProcess, trackChild } from "./child.js";
+export { CRM_COERCION } from "./coercion.js";
 export { removeTempDirs, type TempDir, tempDir } from "./fs.js";
 export {
   connect,

@@ -1,36 +1,16 @@
 // Lax coercion over HTTP in both eras: real toolshed-http processes (stateless and with sessions)
 // serving the real CRM pack. The slips a model makes most (numbers as strings, an enum in another
 // case, camelCase for a snake_case name) answer as the call that was meant; each is logged and counted.
+import { CRM_COERCION, modernPost } from "@toolshed/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type HttpProcess, killChildren, post, removeTempDirs, resultText, startServer } from "./helpers.js";
+import { connect, type HttpProcess, killChildren, removeTempDirs, resultText, startServer } from "./helpers.js";
 import { parsePrometheus } from "./prometheus.js";
 
-const V = "2026-07-28";
-const TOOL = "crm_search_accounts";
-const SENT = { query: "company", tier: "Growth", minArr: "1000", limit: "5" };
-const MEANT = { query: "company", tier: "growth", min_arr: 1000, limit: 5 };
-const COERCED = [
-  { path: "min_arr", kind: "argument_name", from: "minArr" },
-  { path: "tier", kind: "enum_case", from: "string" },
-  { path: "min_arr", kind: "number", from: "string" },
-  { path: "limit", kind: "number", from: "string" },
-];
-const ROUNDED = `Invalid arguments for tool ${TOOL}:\nlimit: must be an integer (got 5.5)`;
+const { tool: TOOL, sent: SENT, meant: MEANT, coerced: COERCED, rounding: ROUNDING, rounded: ROUNDED } = CRM_COERCION;
 
-/** A 2026-07-28 tools/call with its _meta envelope and the headers a client sends for it. */
-function modernCall(url: string, id: number, args: Record<string, unknown>) {
-  const body = {
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: {
-      _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} },
-      name: TOOL,
-      arguments: args,
-    },
-  };
-  return post(url, body, { "MCP-Protocol-Version": V, "Mcp-Method": "tools/call", "Mcp-Name": TOOL });
-}
+/** A 2026-07-28 tools/call of the tool, with its _meta envelope and headers. */
+const modernCall = (url: string, id: number, args: Record<string, unknown>) =>
+  modernPost(url, id, "tools/call", { name: TOOL, arguments: args });
 
 type Accounts = { accounts: Array<{ id: string; tier: string; arr: number }> };
 
@@ -77,7 +57,7 @@ describe("lax coercion over HTTP", () => {
       const { accounts } = coerced.structuredContent as Accounts;
       expect(accounts.length).toBeGreaterThan(0);
       expect(accounts.every((a) => a.tier === "growth" && a.arr >= 1000)).toBe(true);
-      const rounded = await client.callTool({ name: TOOL, arguments: { query: "company", limit: "5.5" } });
+      const rounded = await client.callTool({ name: TOOL, arguments: ROUNDING });
       expect(resultText(rounded)).toBe(ROUNDED);
       await client.close();
       const logged = await server.waitForLog((line) => line.msg === "arguments coerced");
@@ -98,7 +78,7 @@ describe("lax coercion over HTTP", () => {
       expect(result.structuredContent).toEqual(
         (meant.json as { result: Record<string, unknown> }).result.structuredContent,
       );
-      const rounded = await modernCall(server.url, 3, { query: "company", limit: "5.5" });
+      const rounded = await modernCall(server.url, 3, ROUNDING);
       expect(rounded.json).toMatchObject({
         id: 3,
         result: { resultType: "complete", isError: true, content: [{ type: "text", text: ROUNDED }] },

@@ -1,32 +1,20 @@
 // Lax coercion over stdio in both eras, the real CRM pack in a real toolshed-stdio process: the
 // slips a model makes most answer as the call that was meant, and each coerced call is logged.
+import { CRM_COERCION, modernEnvelope } from "@toolshed/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, connectClient, spawnCli, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 
 const demoArgs = () => ["--db", tempDir().file("toolshed.db"), "--demo"];
-const V = "2026-07-28";
-const TOOL = "crm_search_accounts";
-const SENT = { query: "company", tier: "Growth", minArr: "1000", limit: "5" };
-const MEANT = { query: "company", tier: "growth", min_arr: 1000, limit: 5 };
-const COERCED = [
-  { path: "min_arr", kind: "argument_name", from: "minArr" },
-  { path: "tier", kind: "enum_case", from: "string" },
-  { path: "min_arr", kind: "number", from: "string" },
-  { path: "limit", kind: "number", from: "string" },
-];
-const ROUNDED = `Invalid arguments for tool ${TOOL}:\nlimit: must be an integer (got 5.5)`;
+const { tool: TOOL, sent: SENT, meant: MEANT, coerced: COERCED, rounding: ROUNDING, rounded: ROUNDED } = CRM_COERCION;
 
+/** A 2026-07-28 tools/call line of the tool, with its _meta envelope. */
 const modern = (id: number, args: Record<string, unknown>) => ({
   jsonrpc: "2.0",
   id,
   method: "tools/call",
-  params: {
-    _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} },
-    name: TOOL,
-    arguments: args,
-  },
+  params: { _meta: modernEnvelope(), name: TOOL, arguments: args },
 });
 
 type Accounts = { accounts: Array<{ tier: string; arr: number }> };
@@ -49,7 +37,7 @@ describe("lax coercion over stdio", () => {
     const { accounts } = coerced.structuredContent as Accounts;
     expect(accounts.length).toBeGreaterThan(0);
     expect(accounts.every((a) => a.tier === "growth" && a.arr >= 1000)).toBe(true);
-    const rounded = await client.callTool({ name: TOOL, arguments: { query: "company", limit: "5.5" } });
+    const rounded = await client.callTool({ name: TOOL, arguments: ROUNDING });
     expect(rounded.content).toEqual([{ type: "text", text: ROUNDED }]);
     expect(coercedLines(stderr())).toEqual([expect.objectContaining({ tool: TOOL, coerced: COERCED })]);
   });
@@ -58,7 +46,7 @@ describe("lax coercion over stdio", () => {
     const cli = spawnCli(demoArgs());
     cli.send(modern(1, MEANT));
     cli.send(modern(2, SENT));
-    cli.send(modern(3, { query: "company", limit: "5.5" }));
+    cli.send(modern(3, ROUNDING));
     await cli.waitForLines(3);
     const byId = new Map(cli.messages().map((m) => [m.id, (m.result ?? {}) as Record<string, unknown>]));
     expect(byId.get(2)).toMatchObject({ resultType: "complete" });
