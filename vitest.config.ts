@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config";
  */
 const LANES = {
   "outside-in": ["release", "node-lines", "conformance"],
-  rest: ["packages/*", "apps/*", "reliability", "docs-check"],
+  rest: ["packages/*", "apps/*", "reliability", "docs-check", "bench"],
 };
 
 const lane = process.env.TOOLSHED_TEST_LANE;

@@ -11,7 +11,7 @@ import { sdkServer } from "./contenders/sdk-server.mjs";
 import { ADD, add, openNoteReader } from "./contenders/tools.mjs";
 import { checkCall } from "./harness/mcp.mjs";
 
-async function toolshed(db) {
+async function toolshed(db, { coerce = true } = {}) {
   const store = SqliteNotesStore.open(db);
   const addTool = defineTool({ ...ADD, annotations: { readOnlyHint: true }, handler: add });
   const server = createServer({
@@ -20,6 +20,7 @@ async function toolshed(db) {
     packs: [notesPack({ store, closeStore: true }), definePack({ name: "bench", tools: [addTool] })],
     // The per-call info line goes to stderr synchronously; the bare server logs nothing.
     logger: createLogger({ level: "warn" }),
+    coerce,
   });
   const client = await connectInMemory(server);
   return {
@@ -50,6 +51,8 @@ async function sdk(db) {
 
 export const INPROCESS_CONTENDERS = [
   { id: "toolshed", label: "Toolshed runtime", open: toolshed },
+  // Lax coercion runs only after arguments fail as sent: off, the same calls show what it costs.
+  { id: "toolshed-strict", label: "Toolshed, coercion off", open: (db) => toolshed(db, { coerce: false }) },
   { id: "sdk", label: "McpServer.registerTool", open: sdk, reference: true },
 ];
 
@@ -66,12 +69,12 @@ async function timeCalls(client, { tool, args, value }, calls) {
   return calls / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
-export async function runInProcessBench({ db, rounds, calls, warmup, log }) {
+export async function runInProcessBench({ db, rounds, calls, warmup, log, contenders = INPROCESS_CONTENDERS }) {
   const rate = {};
   const failures = [];
-  for (const c of INPROCESS_CONTENDERS) rate[c.id] = Object.fromEntries(TOOLS.map((t) => [t.tool, []]));
+  for (const c of contenders) rate[c.id] = Object.fromEntries(TOOLS.map((t) => [t.tool, []]));
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 ? [...INPROCESS_CONTENDERS].reverse() : INPROCESS_CONTENDERS;
+    const order = round % 2 ? [...contenders].reverse() : contenders;
     for (const c of order) {
       let opened;
       try {
@@ -92,5 +95,5 @@ export async function runInProcessBench({ db, rounds, calls, warmup, log }) {
       }
     }
   }
-  return { contenders: INPROCESS_CONTENDERS, tools: TOOLS.map((t) => t.tool), rate, failures, rounds, calls };
+  return { contenders, tools: TOOLS.map((t) => t.tool), rate, failures, rounds, calls };
 }

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark side by side in one run (HTTP throughput, latency and memory;
-// stdio cold start and throughput; in-process overhead; search at scale), writing
-// docs/benchmarks.md with an SVG chart per benchmark in docs/benchmarks/.
+// stdio cold start and throughput; in-process overhead; search at scale; recovery from wrong
+// calls), writing docs/benchmarks.md with an SVG chart per benchmark in docs/benchmarks/.
 //
-//   node run-all.mjs [--quick] [--only http,stdio,inprocess,search] [--rounds N] [--seconds N]
+//   node run-all.mjs [--quick] [--only http,stdio,inprocess,search,recovery] [--rounds N] [--seconds N]
 //                    [--connections N] [--search-rows N] [--out FILE|-] [--previous FILE|-]
+//   node run-all.mjs recovery [--quick] [--doc FILE|-]   (only the recovery benchmark: bench/recovery/)
 //
 // `--quick` (CI) runs everything briefly and writes no file unless --out is given. Any wrong
 // answer from any contender, or a contender that does not start, makes the exit code 1.
 // `--previous` (default docs/benchmarks.md, read before anything runs) is the report whose HTTP
 // figures the 2025-era rows are compared with.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { basename, dirname, extname, join, relative, resolve } from "node:path";
@@ -22,12 +23,14 @@ import { readPreviousHttp } from "./harness/previous.mjs";
 import { PINNING, pinSelf } from "./harness/proc.mjs";
 import { runHttpBench } from "./http.mjs";
 import { runInProcessBench } from "./inprocess.mjs";
+import { renderRecovery, replaceSection, sectionOf } from "./recovery/report.mjs";
+import { chartWriter, recoveryMain, runRecovery } from "./recovery/run.mjs";
 import { legacyComparison, REGRESSION_FLOOR, renderReport, targets } from "./render.mjs";
 import { runStdioBench } from "./stdio.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
-const PARTS = ["http", "stdio", "inprocess", "search"];
+const PARTS = ["http", "stdio", "inprocess", "search", "recovery"];
 
 function readOptions() {
   const { values } = parseArgs({
@@ -45,7 +48,7 @@ function readOptions() {
   });
   if (values.help) {
     process.stdout.write(
-      "Usage: node run-all.mjs [--quick] [--only http,stdio,inprocess,search] [--rounds N] [--seconds N] [--connections N] [--search-rows N] [--out FILE|-] [--previous FILE|-]\n",
+      "Usage: node run-all.mjs [recovery] [--quick] [--only http,stdio,inprocess,search,recovery] [--rounds N] [--seconds N] [--connections N] [--search-rows N] [--out FILE|-] [--previous FILE|-]\n",
     );
     process.exit(0);
   }
@@ -183,6 +186,10 @@ async function main() {
       });
       failures.push(...results.inp.failures);
     }
+    if (options.only.includes("recovery")) {
+      results.recovery = await runRecovery({ log });
+      failures.push(...results.recovery.failures);
+    }
     if (options.only.includes("search")) {
       results.search = await runSearch(options, tmp, log);
       if (results.search.failure) failures.push(results.search.failure);
@@ -217,11 +224,16 @@ async function main() {
       writeFileSync(join(chartDir, `${name}.svg`), svg);
       return relative(dirname(options.out), join(chartDir, `${name}.svg`));
     };
-    writeFileSync(options.out, renderReport(results, addChart));
+    // The recovery section: this run's, else the one the page had (it is also written on its own).
+    const before = existsSync(options.out) ? sectionOf(readFileSync(options.out, "utf8")) : undefined;
+    const recovery = results.recovery ? renderRecovery(results.recovery, { chart: chartWriter(options.out) }) : before;
+    const report = renderReport(results, addChart);
+    writeFileSync(options.out, recovery ? replaceSection(report, recovery) : report);
     log(`wrote ${options.out} and its charts in ${chartDir}`);
   } else {
     // Rendered all the same, so the quick check also proves the report code runs.
     renderReport(results, () => undefined);
+    if (results.recovery) renderRecovery(results.recovery, { chart: () => undefined });
     log("no report written (quick mode; pass --out FILE to write one)");
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
@@ -232,7 +244,9 @@ async function main() {
   log(`every contender answered correctly (${seconds} s)`);
 }
 
-main().catch((error) => {
+const run =
+  process.argv[2] === "recovery" ? () => recoveryMain(process.argv.slice(3)).then((code) => process.exit(code)) : main;
+run().catch((error) => {
   process.stderr.write(`run-all: ${error.stack ?? error}\n`);
   process.exit(1);
 });

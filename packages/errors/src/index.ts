@@ -28,7 +28,7 @@ export {
   toolErrorResult,
   toToolErrorResult,
 } from "./results.js";
-export { closestMatches, didYouMean } from "./suggest.js";
+export { closestMatches, closestToolNames, didYouMean } from "./suggest.js";
 export {
   CancelledError,
   ConflictError,

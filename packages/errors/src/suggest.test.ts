@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { closestMatches, didYouMean } from "./suggest.js";
+import { closestMatches, closestToolNames, didYouMean } from "./suggest.js";
 
 describe("closestMatches (C8 hints: for long lists, the closest matches)", () => {
   it("C8: names that contain the input come before closer edit-distance matches", () => {
@@ -108,5 +108,39 @@ describe("didYouMean (one suggestion for a misspelt name)", () => {
     expect(didYouMean("re", flags)).toBeUndefined();
     expect(didYouMean("", flags)).toBeUndefined();
     expect(didYouMean("sessions", [])).toBeUndefined();
+  });
+});
+
+describe("closestToolNames (the unknown-tool hint)", () => {
+  const tools = [
+    "get_note",
+    "search_notes",
+    "list_notes",
+    "create_note",
+    "update_note",
+    "delete_note",
+    "get_ticket",
+    "search_tickets",
+    "crm_get_account",
+  ];
+
+  it("offers first the names with the same words in another order or number", () => {
+    expect(closestToolNames("notes_search", tools)[0]).toBe("search_notes");
+    expect(closestToolNames("get_tickets", tools)[0]).toBe("get_ticket");
+    expect(closestToolNames("searchTickets", tools)[0]).toBe("search_tickets");
+    expect(closestToolNames("get_account", tools)[0]).toBe("crm_get_account");
+  });
+
+  it("takes a verb of the same kind for the one the name uses", () => {
+    expect(closestToolNames("add_note", tools)[0]).toBe("create_note");
+    expect(closestToolNames("remove_note", tools)[0]).toBe("delete_note");
+    expect(closestToolNames("edit_note", tools)[0]).toBe("update_note");
+    expect(closestToolNames("find_tickets", tools)[0]).toBe("search_tickets");
+  });
+
+  it("falls back to edit distance when no word is shared, and keeps the limit", () => {
+    expect(closestToolNames("nope", tools, 2)).toEqual(closestMatches("nope", tools, 2));
+    expect(closestToolNames("note", tools, 0)).toEqual([]);
+    expect(closestToolNames("x", [], 3)).toEqual([]);
   });
 });

@@ -44,3 +44,49 @@ export function didYouMean(input: string, candidates: Iterable<string>): string 
   }
   return best?.name;
 }
+
+// Verbs a caller reaches for in place of the one a tool name uses: one class each.
+const VERB_CLASSES = [
+  ["create", "add", "new", "insert", "make"],
+  ["delete", "remove", "del", "drop", "destroy", "erase"],
+  ["update", "edit", "modify", "change", "set", "patch"],
+  ["get", "fetch", "read", "show", "retrieve", "view", "load"],
+  ["search", "find", "query", "lookup", "look"],
+  ["list", "all", "index", "enumerate"],
+];
+const VERB_OF = new Map(VERB_CLASSES.flatMap((words) => words.map((w) => [w, words[0]] as const)));
+
+/** The words of a name (snake, kebab, dot or camel case), singular, verbs by class. */
+function nameWords(name: string): Set<string> {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== "")
+    .map((w) => (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") ? w.slice(0, -1) : w))
+    .map((w) => VERB_OF.get(w) ?? w);
+  return new Set(words);
+}
+
+/**
+ * Tool names closest to a name that matched none, best first: the names sharing the most words
+ * with it (in any order, singular or plural, `add` for `create`, `remove` for `delete`, `edit` for
+ * `update` and so on), then as closestMatches ranks them. So `notes_search` offers `search_notes`
+ * and `add_note` offers `create_note` first.
+ */
+export function closestToolNames(input: string, candidates: Iterable<string>, limit = 3): string[] {
+  const unique = [...new Set(candidates)];
+  const ranked = closestMatches(input, unique, unique.length);
+  const wanted = nameWords(input);
+  const shared = (name: string) => {
+    let n = 0;
+    for (const w of nameWords(name)) if (wanted.has(w)) n++;
+    return n;
+  };
+  const order = new Map(ranked.map((name, i) => [name, i]));
+  return ranked
+    .map((name) => ({ name, shared: shared(name) }))
+    .sort((a, b) => b.shared - a.shared || (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0))
+    .slice(0, Math.max(0, limit))
+    .map((s) => s.name);
+}

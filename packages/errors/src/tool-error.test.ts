@@ -212,6 +212,7 @@ describe("entry points", () => {
         "batchToolResult",
         "classifyError",
         "closestMatches",
+        "closestToolNames",
         "didYouMean",
         "invalidArgumentsResult",
         "isErrorCode",

@@ -7,7 +7,7 @@ import type {
   ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
-  closestMatches,
+  closestToolNames,
   ERROR_META_KEY,
   invalidArgumentsResult,
   isToolError,
@@ -352,7 +352,7 @@ export class Runtime {
     const access = tool === undefined ? ACCESS_OK : this.#accessTo(base.authInfo, tool);
     if (!tool || (!access.ok && access.hidden)) {
       // Names this caller can see only: a hidden tool is not even a "closest" match.
-      const closest = closestMatches(
+      const closest = closestToolNames(
         name,
         this.listTools(view, base.authInfo).map((t) => t.name),
         3,
