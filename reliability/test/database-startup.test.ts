@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -9,6 +9,7 @@ import { openPacks, redactDatabaseUrl } from "@toolshed/packs";
 import { openSqlite } from "@toolshed/storage";
 import { createPgPool, createTestSchema, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CI, nodeLine } from "../../node-lines/test/lines.js";
 import { DEMO_WRITES } from "../../packages/packs/test/demo-writes.js";
 import { postgresReachable } from "./support/databases.js";
 import { HttpChild } from "./support/http-child.js";
@@ -78,12 +79,18 @@ function otherCanRun(cli: string): boolean {
 interface Options {
   /** Run as uid 65534 when the tests run as root. */
   asOther?: boolean;
+  /** The Node binary (default: the one running the tests). */
+  node?: string;
 }
 
 /** Runs a bin to its end (stdin closed), as another user when asked and the tests run as root. */
 function runToExit(argv: string[], options: Options) {
   const other = options.asOther && AS_ROOT ? { uid: NOBODY, gid: NOBODY } : {};
-  const child = spawn(process.execPath, argv, { env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"], ...other });
+  const child = spawn(options.node ?? process.execPath, argv, {
+    env: cleanEnv(),
+    stdio: ["pipe", "pipe", "pipe"],
+    ...other,
+  });
   children.add(child);
   let stdout = "";
   let stderr = "";
@@ -130,7 +137,7 @@ const stdio: Target = {
   otherCanRun: otherCanRun(STDIO_CLI),
   expectRefused: refuser("toolshed-stdio", [STDIO_CLI]),
   async serve(args, options = {}) {
-    const bin = [process.execPath, STDIO_CLI, ...args];
+    const bin = [options.node ?? process.execPath, STDIO_CLI, ...args];
     // The SDK transport spawns with no uid option, so as root setpriv drops to nobody.
     const command =
       options.asOther && AS_ROOT
@@ -154,7 +161,7 @@ const http: Target = {
   expectRefused: refuser("toolshed-http", [HTTP_CLI, "--port", "0"]),
   async serve(args, options = {}) {
     const other = options.asOther && AS_ROOT ? { uid: NOBODY, gid: NOBODY } : {};
-    const server = await HttpChild.start(args, { env: cleanEnv(), ...other });
+    const server = await HttpChild.start(args, { env: cleanEnv(), node: options.node, ...other });
     servers.push(server);
     const client = newClient();
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
@@ -310,13 +317,55 @@ describe.each([stdio, http])("$name", ({ expectRefused, serve, otherCanRun }) =>
         expect(snapshot(older, file)).toEqual(before);
       });
 
-      it("--read-only on a WAL file in a read-only folder: exit 2, saying why SQLite cannot read it there", async () => {
+      it("--read-only on a WAL file in a read-only folder with better-sqlite3: exit 2, saying why and what works", async () => {
         const { dir, file } = await demoDatabase();
+        chmodSync(dir, 0o555);
+        folders.push(dir);
+        const before = snapshot(dir, file);
+        await expectRefused(
+          ["--db", file, "--read-only", "--sqlite-driver", "better-sqlite3"],
+          `database ${file} cannot be read here: it is in WAL mode and its folder is not writable, so SQLite cannot create its -shm file, and better-sqlite3 cannot open a file immutable; use the node:sqlite driver (Node 22.16 or later), make the folder writable, or switch the file to rollback journal mode before making it read-only (sqlite3 FILE "PRAGMA journal_mode=DELETE")`,
+          { asOther: true },
+        );
+        expect(snapshot(dir, file)).toEqual(before);
+      });
+
+      // node:sqlite needs Node 22.16 or later: the Node 24 binary of the node-lines holder.
+      const node24 = nodeLine(24);
+      it.skipIf(!("bin" in node24) && !CI)(
+        "--read-only serves a WAL file in a read-only folder on node:sqlite (opened immutable): reads work, nothing written",
+        async () => {
+          if (!("bin" in node24)) throw new Error(node24.problem);
+          const { dir, file } = await demoDatabase();
+          chmodSync(file, 0o444);
+          chmodSync(dir, 0o555);
+          folders.push(dir);
+          const before = snapshot(dir, file);
+          const client = await serve(["--db", file, "--read-only"], { asOther: true, node: node24.bin });
+          expect((await client.listTools()).tools.map((t) => t.name)).toEqual(READ_ONLY_TOOLS);
+          const note = await client.callTool({ name: "get_note", arguments: { title: "groceries" } });
+          expect(note.structuredContent).toEqual({ title: "groceries", body: "milk, eggs", words: 2 });
+          const found = await client.callTool({ name: "search_tickets", arguments: { query: "login" } });
+          expect(found.isError).toBeFalsy();
+          await client.close();
+          expect(snapshot(dir, file)).toEqual(before);
+        },
+      );
+
+      it("--read-only refuses a WAL file in a read-only folder whose -wal holds changes: they would be missed", async () => {
+        const { dir, file } = await demoDatabase();
+        // A -wal left by a writer that stopped before it could fold the changes in (no -shm).
+        const writer = openSqlite(file);
+        writer.pragma("wal_autocheckpoint = 0");
+        writer.prepare("UPDATE notes SET body = 'milk, eggs, bread' WHERE title = 'groceries'").run();
+        copyFileSync(`${file}-wal`, `${file}-wal.kept`);
+        writer.close();
+        renameSync(`${file}-wal.kept`, `${file}-wal`);
         chmodSync(dir, 0o555);
         folders.push(dir);
         await expectRefused(
           ["--db", file, "--read-only"],
-          `database ${file} cannot be read here: it is in WAL mode and its folder is not writable, so SQLite cannot create its -shm file; make the folder writable, or switch the file to rollback journal mode before making it read-only (sqlite3 FILE "PRAGMA journal_mode=DELETE")`,
+          `database ${file} cannot be read here: its folder is not writable and it has a -wal file, which may hold changes the database file does not, and which SQLite cannot read without a -shm file there; open it once where the folder is writable (closing folds the -wal file in), then make the folder read-only`,
           { asOther: true },
         );
       });

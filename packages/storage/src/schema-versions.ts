@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { chooseDriver, type SqliteDatabase } from "./sqlite.js";
-import { openWithDriver, type SqliteDriverChoice } from "./sqlite-driver.js";
+import { openSqlite, type SqliteDatabase } from "./sqlite.js";
+import type { SqliteDriverChoice } from "./sqlite-driver.js";
 
 /** The highest version of every scope in an open database's toolshed_migrations (none: empty map). */
 export function schemaVersions(db: SqliteDatabase): Map<string, number> {
@@ -45,7 +45,8 @@ function sizeOf(file: string): number {
 }
 
 function readWithSqlite(file: string, driver: SqliteDriverChoice | undefined): Map<string, number> {
-  const db = openWithDriver(chooseDriver(driver, file), file, true);
+  // Through openSqlite: a WAL file in a read-only folder is opened immutable, or refused saying why.
+  const db = openSqlite(file, { readonly: true, driver });
   try {
     return schemaVersions(db);
   } finally {

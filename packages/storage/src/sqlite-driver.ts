@@ -61,7 +61,7 @@ export const SQLITE_DRIVERS: readonly SqliteDriver[] = ["node", "better-sqlite3"
 /** The pinned better-sqlite3 release, named in install hints. */
 const BETTER_SQLITE3 = "better-sqlite3@12.11.1";
 
-type Opener = (file: string, readonly: boolean) => SqliteDatabase;
+type Opener = (file: string, readonly: boolean, immutable?: boolean) => SqliteDatabase;
 type Loaded = { open: Opener } | { problem: string };
 
 const loaded = new Map<SqliteDriver, Loaded>();
@@ -137,11 +137,22 @@ export function pickSqliteDriver(choice: SqliteDriverChoice = "auto"): { driver:
   };
 }
 
-/** Opens a connection with a driver pickSqliteDriver returned; no pragmas are set. */
-export function openWithDriver(driver: SqliteDriver, file: string, readonly: boolean): SqliteDatabase {
+/**
+ * Opens a connection with a driver pickSqliteDriver returned; no pragmas are set. `immutable`
+ * (node:sqlite only, read-only) tells SQLite the file cannot change: no locks, no -shm file.
+ */
+export function openWithDriver(
+  driver: SqliteDriver,
+  file: string,
+  readonly: boolean,
+  immutable = false,
+): SqliteDatabase {
   const found = load(driver);
   if (!("open" in found)) throw new Error(found.problem);
-  const db = found.open(file, readonly);
+  if (immutable && (driver !== "node" || !readonly)) {
+    throw new Error("only node:sqlite opens a database immutable, and only read-only");
+  }
+  const db = found.open(file, readonly, immutable);
   drivers.set(db, driver);
   return db;
 }

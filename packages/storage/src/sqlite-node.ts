@@ -1,3 +1,4 @@
+import { pathToFileURL } from "node:url";
 import { sqliteCodeName } from "./sqlite-codes.js";
 import type { SqliteDatabase, SqliteRunResult, SqliteStatement, SqliteTransaction } from "./sqlite-driver.js";
 
@@ -52,7 +53,7 @@ function sqliteError(error: unknown): unknown {
  * connection reports whether it is in a transaction); Node 22.5–22.12 have it only behind a flag.
  * Its ExperimentalWarning is not printed: the driver is chosen for the user, not by them.
  */
-export function openNodeSqlite(): ((file: string, readonly: boolean) => SqliteDatabase) | string {
+export function openNodeSqlite(): ((file: string, readonly: boolean, immutable?: boolean) => SqliteDatabase) | string {
   const unavailable = `node:sqlite is not available in Node ${process.version} (it needs 22.16 or later)`;
   let sqlite: NodeSqliteModule | undefined;
   try {
@@ -70,10 +71,12 @@ export function openNodeSqlite(): ((file: string, readonly: boolean) => SqliteDa
   } catch {
     return unavailable;
   }
-  return (file, readonly) => {
+  return (file, readonly, immutable = false) => {
     let db: NodeDatabase;
     try {
-      db = new DatabaseSync(file, { readOnly: readonly });
+      // A file: URI with immutable=1: SQLite reads the file without locks and without a -shm file.
+      const path = immutable ? `${pathToFileURL(file).href}?immutable=1` : file;
+      db = new DatabaseSync(path, { readOnly: readonly });
     } catch (error) {
       throw sqliteError(error);
     }

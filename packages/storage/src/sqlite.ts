@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import {
   openWithDriver,
@@ -15,7 +15,8 @@ export interface OpenSqliteOptions {
   busyTimeoutMs?: number;
   /**
    * Open an existing file without writing to it: no folders or file created, no switch to WAL.
-   * Writes through the connection fail with SQLITE_READONLY.
+   * Writes through the connection fail with SQLITE_READONLY. A WAL file in a folder this process
+   * cannot write is opened immutable on node:sqlite (refused on better-sqlite3, saying what works).
    */
   readonly?: boolean;
   /** Which SQLite driver opens the file (default `auto`: node:sqlite where Node has it, else better-sqlite3). */
@@ -146,9 +147,10 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Sqlit
       );
     }
   }
+  const immutable = !memory && readonly && readsWalWithoutShm(file, driver);
   let db: SqliteDatabase;
   try {
-    db = openWithDriver(driver, file, readonly);
+    db = openWithDriver(driver, file, readonly, immutable);
   } catch (error) {
     throw new StorageOpenError(
       `cannot open database ${file} (${(error as { code?: string }).code ?? (error as Error).message}); choose a writable file path or :memory:`,
@@ -165,6 +167,53 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Sqlit
     throw explainUnreadable(error, file);
   }
   return db;
+}
+
+/** Whether the file's header says WAL mode (bytes 18 and 19 are 2). */
+function inWalMode(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const header = Buffer.alloc(20);
+    return readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2 && header[19] === 2;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : undefined);
+
+/**
+ * Whether a read-only open must read a WAL database without its -shm file: the folder cannot be
+ * written, so SQLite cannot create one. node:sqlite then opens it immutable (nothing can write
+ * there; SQLite reads the file alone). Refused with what would work when the -wal file holds
+ * changes the database file does not (immutable would not see them), or when the driver
+ * (better-sqlite3, which takes no URI) cannot open it immutable.
+ */
+function readsWalWithoutShm(file: string, driver: SqliteDriver): boolean {
+  if (!inWalMode(file)) return false;
+  try {
+    accessSync(dirname(file), constants.W_OK);
+    return false;
+  } catch {
+    // The folder cannot be written: no -shm can be created.
+  }
+  const wal = sizeOf(`${file}-wal`);
+  // Left by a writer that did not close: SQLite reads the two as they are.
+  if (wal !== undefined && sizeOf(`${file}-shm`) !== undefined) return false;
+  if (wal !== undefined && wal > 0) {
+    throw new StorageOpenError(
+      `database ${file} cannot be read here: its folder is not writable and it has a -wal file, which may hold changes the database file does not, and which SQLite cannot read without a -shm file there; open it once where the folder is writable (closing folds the -wal file in), then make the folder read-only`,
+      { reason: "cannot_open", database: file },
+    );
+  }
+  if (driver === "node") return true;
+  throw new StorageOpenError(
+    `database ${file} cannot be read here: it is in WAL mode and its folder is not writable, so SQLite cannot create its -shm file, and better-sqlite3 cannot open a file immutable; use the node:sqlite driver (Node 22.16 or later), make the folder writable, or switch the file to rollback journal mode before making it read-only (sqlite3 FILE "PRAGMA journal_mode=DELETE")`,
+    { reason: "cannot_open", database: file },
+  );
 }
 
 /** The driver to open `database` with; a StorageOpenError says what to install or which Node to use. */

@@ -55,12 +55,12 @@ export class HttpChild {
     });
   }
 
-  /** `options.env` replaces the environment; `uid` and `gid` start it as another user. */
+  /** `options.env` replaces the environment; `uid` and `gid` start it as another user; `node` is the Node binary. */
   static async start(
     args: readonly string[],
-    options: { env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {},
+    options: { env?: NodeJS.ProcessEnv; uid?: number; gid?: number; node?: string } = {},
   ): Promise<HttpChild> {
-    const child = spawn(process.execPath, [HTTP_CLI, "--port", "0", "--log-level", "info", ...args], {
+    const child = spawn(options.node ?? process.execPath, [HTTP_CLI, "--port", "0", "--log-level", "info", ...args], {
       env: options.env ?? process.env,
       stdio: ["pipe", "pipe", "pipe"],
       ...(options.uid === undefined ? {} : { uid: options.uid }),
