@@ -15,4 +15,11 @@ export const CRM_COERCION = {
   ],
   rounding: { query: "company", limit: "5.5" },
   rounded: "Invalid arguments for tool crm_search_accounts:\nlimit: must be an integer (got 5.5)",
+  /** The answer to `sent` with coercion off (--strict-arguments): every slip named, with what works. */
+  strict: [
+    "Invalid arguments for tool crm_search_accounts:",
+    'minArr: unknown argument; did you mean "min_arr"? Valid arguments: query, tier, min_arr, max_arr, limit, cursor',
+    'tier: must be one of "startup", "growth", "enterprise" (got "Growth")',
+    'limit: must be a number (got "5")',
+  ].join("\n"),
 } as const;

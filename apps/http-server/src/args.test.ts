@@ -13,6 +13,7 @@ describe("parseHttpArgs", () => {
       db: "/home/u/.toolshed/toolshed.db",
       packs: ["notes", "tickets", "crm"],
       readOnly: false,
+      strictArguments: false,
       demo: false,
       sessions: false,
       sessionIdleTimeoutMs: 1_800_000,
@@ -70,6 +71,7 @@ describe("parseHttpArgs", () => {
         "--rate-limit=0",
         "--request-timeout=500ms",
         "--shutdown-timeout=0",
+        "--strict-arguments",
       ],
       {
         TOOLSHED_PORT: "9",
@@ -85,6 +87,7 @@ describe("parseHttpArgs", () => {
       db: "/home/u/x.db",
       packs: ["crm"],
       readOnly: true,
+      strictArguments: true,
       sessions: true,
       sessionIdleTimeoutMs: 90_000,
       sessionsPerClient: 7,

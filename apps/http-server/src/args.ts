@@ -41,6 +41,8 @@ export interface HttpServerConfig {
   stateSecret?: string;
   packs: PackName[];
   readOnly: boolean;
+  /** Refuse arguments that only lax coercion would take ("5" for 5, "accountId" for account_id). */
+  strictArguments: boolean;
   demo: boolean;
   sessions: boolean;
   sessionIdleTimeoutMs: number;
@@ -133,6 +135,11 @@ export const HTTP_FLAGS = {
   },
   packs: { type: "string", env: "TOOLSHED_PACKS", value: "LIST", help: `packs to serve (${PACK_NAMES.join(",")})` },
   "read-only": { type: "boolean", env: "TOOLSHED_READ_ONLY", help: "publish and accept only read-only tools" },
+  "strict-arguments": {
+    type: "boolean",
+    env: "TOOLSHED_STRICT_ARGUMENTS",
+    help: 'take tool arguments only as sent: no lax coercion ("5" for 5)',
+  },
   demo: { type: "boolean", env: "TOOLSHED_DEMO", help: "seed demo data into empty stores" },
   sessions: { type: "boolean", env: "TOOLSHED_SESSIONS", help: "stateful sessions (sampling, elicitation)" },
   "session-idle-timeout": {
@@ -342,6 +349,7 @@ export function parseHttpArgs(
     db: expandHome(db, home),
     packs: packsOf(get("packs")),
     readOnly: on("read-only"),
+    strictArguments: on("strict-arguments"),
     demo: on("demo"),
     sessions: on("sessions"),
     sessionIdleTimeoutMs: parseDuration("--session-idle-timeout", get("session-idle-timeout") ?? "30m"),

@@ -175,6 +175,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       port,
       logger,
       ...pick(options, ["readOnly", "sessions", "sessionIdleTimeoutMs", "sessionsPerClient"]),
+      ...(options.strictArguments ? { coerce: false } : {}),
       ...pick(options, ["allowedHosts", "allowedOrigins"]),
       ...pick(options, ["maxBodyBytes", "rateLimit", "publicUrl"]),
       ...pick(options, ["maxResultBytes", "maxBatchBytes", "writeTimeoutMs"]),

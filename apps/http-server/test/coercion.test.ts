@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type HttpProcess, killChildren, removeTempDirs, resultText, startServer } from "./helpers.js";
 import { parsePrometheus } from "./prometheus.js";
 
-const { tool: TOOL, sent: SENT, meant: MEANT, coerced: COERCED, rounding: ROUNDING, rounded: ROUNDED } = CRM_COERCION;
+const {
+  tool: TOOL,
+  sent: SENT,
+  meant: MEANT,
+  coerced: COERCED,
+  rounding: ROUNDING,
+  rounded: ROUNDED,
+  strict: STRICT,
+} = CRM_COERCION;
 
 /** A 2026-07-28 tools/call of the tool, with its _meta envelope and headers. */
 const modernCall = (url: string, id: number, args: Record<string, unknown>) =>
@@ -87,5 +95,22 @@ describe("lax coercion over HTTP", () => {
       expect(after.number).toBe((before.number ?? 0) + 2);
       expect(after.argument_name).toBe((before.argument_name ?? 0) + 1);
     }
+  });
+
+  it("--strict-arguments: the slips are refused in both eras, each named with what works; nothing counted", async () => {
+    const strict = await startServer(["--demo", "--metrics", "--strict-arguments"]);
+    const { client } = await connect(strict.url);
+    const refused = await client.callTool({ name: TOOL, arguments: SENT });
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toBe(STRICT);
+    expect((await client.callTool({ name: TOOL, arguments: MEANT })).isError).toBeUndefined();
+    await client.close();
+    const modern = await modernCall(strict.url, 1, SENT);
+    expect(modern.json).toMatchObject({
+      id: 1,
+      result: { resultType: "complete", isError: true, content: [{ type: "text", text: STRICT }] },
+    });
+    const text = await (await fetch(`${strict.base}/metrics`)).text();
+    expect(text).not.toMatch(/toolshed_tool_argument_coercions\S*\{[^}]*crm_search_accounts/);
   });
 });

@@ -42,6 +42,7 @@ describe("parseStdioArgs", () => {
       db: "/home/someone/.toolshed/toolshed.db",
       packs: ["notes", "tickets", "crm"],
       readOnly: false,
+      strictArguments: false,
       demo: false,
       logLevel: "info",
     });
@@ -61,12 +62,23 @@ describe("parseStdioArgs", () => {
 
   it("reads every flag", () => {
     expect(
-      parse(["--db", "/data/t.db", "--packs", "notes,crm", "--read-only", "--demo", "--log-level", "DEBUG"]),
+      parse([
+        "--db",
+        "/data/t.db",
+        "--packs",
+        "notes,crm",
+        "--read-only",
+        "--strict-arguments",
+        "--demo",
+        "--log-level",
+        "DEBUG",
+      ]),
     ).toEqual({
       command: "serve",
       db: "/data/t.db",
       packs: ["notes", "crm"],
       readOnly: true,
+      strictArguments: true,
       demo: true,
       logLevel: "debug",
     });
@@ -81,6 +93,7 @@ describe("parseStdioArgs", () => {
       TOOLSHED_DB: "/env/t.db",
       TOOLSHED_PACKS: "crm",
       TOOLSHED_READ_ONLY: "true",
+      TOOLSHED_STRICT_ARGUMENTS: "yes",
       TOOLSHED_DEMO: "1",
       TOOLSHED_LOG_LEVEL: "warn",
     };
@@ -89,6 +102,7 @@ describe("parseStdioArgs", () => {
       db: "/env/t.db",
       packs: ["crm"],
       readOnly: true,
+      strictArguments: true,
       demo: true,
       logLevel: "warn",
     });
@@ -136,7 +150,8 @@ describe("parseStdioArgs", () => {
   });
 
   it("usage errors say what was wrong and what would work", () => {
-    const flags = "--db, --database-url, --sqlite-driver, --packs, --read-only, --demo, --log-level, --help, --version";
+    const flags =
+      "--db, --database-url, --sqlite-driver, --packs, --read-only, --strict-arguments, --demo, --log-level, --help, --version";
     expect(usageError(["--nope"])).toBe(`unknown option --nope; the flags are ${flags}`);
     expect(usageError(["-x"])).toBe(`unknown option -x; the flags are ${flags}`);
     expect(usageError(["--packs"])).toBe("--packs needs a value, as in --packs LIST");

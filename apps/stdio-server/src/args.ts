@@ -32,6 +32,8 @@ export interface StdioConfig {
   sqliteDriver?: SqliteDriverChoice;
   packs: PackName[];
   readOnly: boolean;
+  /** Refuse arguments that only lax coercion would take ("5" for 5, "accountId" for account_id). */
+  strictArguments: boolean;
   demo: boolean;
   logLevel: LogLevelName;
   /** Start the OpenTelemetry Node SDK: the OTEL_* variables ask for it (see openTelemetryRequested). */
@@ -58,6 +60,11 @@ export const STDIO_FLAGS = {
   },
   packs: { type: "string", env: "TOOLSHED_PACKS", value: "LIST", help: `packs to serve (${PACK_NAMES.join(",")})` },
   "read-only": { type: "boolean", env: "TOOLSHED_READ_ONLY", help: "publish and accept only read-only tools" },
+  "strict-arguments": {
+    type: "boolean",
+    env: "TOOLSHED_STRICT_ARGUMENTS",
+    help: 'take tool arguments only as sent: no lax coercion ("5" for 5)',
+  },
   demo: { type: "boolean", env: "TOOLSHED_DEMO", help: "seed demo data into empty stores" },
   "log-level": { type: "string", env: "TOOLSHED_LOG_LEVEL", value: "LEVEL", help: LOG_LEVELS.join("|") },
   help: { type: "boolean", short: "h", help: "show this help" },
@@ -139,6 +146,7 @@ export function parseStdioArgs(
     ...(sqliteDriver === undefined ? {} : { sqliteDriver }),
     packs,
     readOnly: values["read-only"] ?? envFlag(env, "TOOLSHED_READ_ONLY"),
+    strictArguments: values["strict-arguments"] ?? envFlag(env, "TOOLSHED_STRICT_ARGUMENTS"),
     demo: values.demo ?? envFlag(env, "TOOLSHED_DEMO"),
     logLevel: level as LogLevelName,
     ...(openTelemetry ? { openTelemetry } : {}),

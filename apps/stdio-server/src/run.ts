@@ -69,7 +69,14 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
   }
   let server: ToolshedServer;
   try {
-    server = createServer({ name: "toolshed", version, packs: opened.packs, readOnly: config.readOnly, logger });
+    server = createServer({
+      name: "toolshed",
+      version,
+      packs: opened.packs,
+      readOnly: config.readOnly,
+      ...(config.strictArguments ? { coerce: false } : {}),
+      logger,
+    });
   } catch (error) {
     await opened.close();
     await telemetry?.shutdown();

@@ -2,12 +2,20 @@
 // slips a model makes most answer as the call that was meant, and each coerced call is logged.
 import { CRM_COERCION, modernEnvelope } from "@toolshed/test-support";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanup, connectClient, spawnCli, tempDir } from "./helpers.js";
+import { cleanEnv, cleanup, connectClient, spawnCli, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 
 const demoArgs = () => ["--db", tempDir().file("toolshed.db"), "--demo"];
-const { tool: TOOL, sent: SENT, meant: MEANT, coerced: COERCED, rounding: ROUNDING, rounded: ROUNDED } = CRM_COERCION;
+const {
+  tool: TOOL,
+  sent: SENT,
+  meant: MEANT,
+  coerced: COERCED,
+  rounding: ROUNDING,
+  rounded: ROUNDED,
+  strict: STRICT,
+} = CRM_COERCION;
 
 /** A 2026-07-28 tools/call line of the tool, with its _meta envelope. */
 const modern = (id: number, args: Record<string, unknown>) => ({
@@ -60,4 +68,19 @@ describe("lax coercion over stdio", () => {
     await cli.waitForLog("arguments coerced");
     expect(coercedLines(cli.stderr())).toEqual([expect.objectContaining({ tool: TOOL, coerced: COERCED })]);
   });
+
+  it.each([
+    ["--strict-arguments", [], ["--strict-arguments"]],
+    ["TOOLSHED_STRICT_ARGUMENTS=1", [["TOOLSHED_STRICT_ARGUMENTS", "1"]], []],
+  ] as const)(
+    "%s: the slips are refused, each named with what works, and nothing is logged as coerced",
+    async (_name, env, flags) => {
+      const { client, stderr } = await connectClient([...demoArgs(), ...flags], cleanEnv(Object.fromEntries(env)));
+      const refused = await client.callTool({ name: TOOL, arguments: SENT });
+      expect(refused).toMatchObject({ isError: true, content: [{ type: "text", text: STRICT }] });
+      const meant = await client.callTool({ name: TOOL, arguments: MEANT });
+      expect(meant.isError).toBeUndefined();
+      expect(coercedLines(stderr())).toEqual([]);
+    },
+  );
 });

@@ -33,6 +33,8 @@ export interface HttpAppOptions {
   instructions?: string;
   /** Publish and accept only read-only tools (C14). */
   readOnly?: boolean;
+  /** Lax coercion of tool arguments ("5" for 5; default true); false takes arguments only as sent. */
+  coerce?: boolean;
   /**
    * Per-caller rules that scopes cannot express: false hides a tool, resource, template or prompt
    * from that caller (left out of lists; a call is answered as if it did not exist). `requiredScopes`
@@ -150,6 +152,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       ...(options.title === undefined ? {} : { title: options.title }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+      ...(options.coerce === undefined ? {} : { coerce: options.coerce }),
       ...(options.canAccess === undefined ? {} : { canAccess: options.canAccess }),
       ...(options.textFormat === undefined ? {} : { textFormat: options.textFormat }),
       ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
