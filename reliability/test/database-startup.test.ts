@@ -202,7 +202,7 @@ describe.each([stdio, http])("$name", ({ expectRefused, serve, otherCanRun }) =>
       const before = snapshot(dir, file);
       await expectRefused(
         ["--db", file],
-        `database ${file} has tickets schema version 99, newer than this release knows (4); upgrade Toolshed to a release that knows it, or use another database`,
+        `database ${file} has tickets schema version 99, newer than this release knows (5); upgrade Toolshed to a release that knows it, or use another database`,
       );
       expect(snapshot(dir, file)).toEqual(before);
     });
@@ -214,7 +214,7 @@ describe.each([stdio, http])("$name", ({ expectRefused, serve, otherCanRun }) =>
       db.close();
       const before = snapshot(dir, file);
       expect(before.files).toEqual(["toolshed.db"]);
-      const line = `database ${file} has crm schema version 7, newer than this release knows (3); upgrade Toolshed to a release that knows it, or use another database`;
+      const line = `database ${file} has crm schema version 7, newer than this release knows (4); upgrade Toolshed to a release that knows it, or use another database`;
       await expectRefused(["--db", file], line);
       await expectRefused(["--db", file, "--read-only"], line);
       expect(snapshot(dir, file)).toEqual(before);
@@ -307,12 +307,12 @@ describe.each([stdio, http])("$name", ({ expectRefused, serve, otherCanRun }) =>
         expect(readdirSync(dir)).toEqual([]);
         const { dir: older, file } = await demoDatabase();
         const db = openSqlite(file);
-        db.prepare("DELETE FROM toolshed_migrations WHERE scope = 'notes' AND version = 4").run();
+        db.prepare("DELETE FROM toolshed_migrations WHERE scope = 'notes' AND version = 5").run();
         db.close();
         const before = snapshot(older, file);
         await expectRefused(
           ["--db", file, "--read-only"],
-          `database ${file} has notes schema version 3, older than this release needs (4); --read-only does not upgrade it: start once without --read-only to upgrade it`,
+          `database ${file} has notes schema version 4, older than this release needs (5); --read-only does not upgrade it: start once without --read-only to upgrade it`,
         );
         expect(snapshot(older, file)).toEqual(before);
       });

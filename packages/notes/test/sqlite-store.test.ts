@@ -69,6 +69,8 @@ describe("SqliteNotesStore files", () => {
         updated_at: "2024-02-01T00:00:00.000Z",
       },
     ]);
+    // Version 5 made the index again with prefix indexes: word starts still find the old notes.
+    expect((await store.searchNotes("arch", { limit: 5 })).map((h) => h.title)).toEqual(["legacy plan"]);
     const created = await store.createNote({ title: "new", body: "x" }, { idempotencyKey: "k" });
     expect(await store.createNote({ title: "new", body: "x" }, { idempotencyKey: "k" })).toEqual(created);
     expect((await store.updateNote("legacy plan", { body: "done" }, { expectedVersion: 3 }))?.version).toBe(4);
@@ -79,6 +81,8 @@ describe("SqliteNotesStore files", () => {
       .prepare("SELECT version FROM toolshed_migrations WHERE scope = ? ORDER BY version")
       .all(NOTES_MIGRATION_SCOPE) as Array<{ version: number }>;
     expect(versions.map((v) => v.version)).toEqual(NOTES_SQLITE_MIGRATIONS.map((m) => m.version));
+    const fts = check.prepare("SELECT sql FROM sqlite_master WHERE name = 'notes_fts'").get() as { sql: string };
+    expect(fts.sql).toContain("prefix='2 3 4'");
     check.close();
     tmp.cleanup();
   });

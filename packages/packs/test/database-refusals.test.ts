@@ -72,7 +72,7 @@ describe("a database from a newer release", () => {
     const error = await openPacks({ db: file }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PackConfigError);
     expect((error as Error).message).toBe(
-      `database ${file} has tickets schema version 99, newer than this release knows (4); upgrade Toolshed to a release that knows it, or use another database`,
+      `database ${file} has tickets schema version 99, newer than this release knows (5); upgrade Toolshed to a release that knows it, or use another database`,
     );
     // notes opens first: before the fix it switched the file to WAL and created its tables.
     expect(snapshot(file)).toEqual(before);
@@ -90,7 +90,7 @@ describe("a database from a newer release", () => {
     const before = snapshot(file);
     expect(before.files).toEqual(["t.db"]);
     await expect(openPacks({ db: file, readOnly: true })).rejects.toThrowError(
-      /has crm schema version 7, newer than this release knows \(3\); upgrade Toolshed/,
+      /has crm schema version 7, newer than this release knows \(4\); upgrade Toolshed/,
     );
     await expect(openPacks({ db: file, demo: true })).rejects.toThrowError(/has crm schema version 7/);
     expect(snapshot(file)).toEqual(before);
@@ -146,7 +146,7 @@ describe("readOnly", () => {
     db.close();
     const before = snapshot(old);
     await expect(openPacks({ db: old, readOnly: true, packs: ["notes"] })).rejects.toThrowError(
-      `database ${old} has notes schema version 3, older than this release needs (4); --read-only does not upgrade it: start once without --read-only to upgrade it`,
+      `database ${old} has notes schema version 3, older than this release needs (5); --read-only does not upgrade it: start once without --read-only to upgrade it`,
     );
     await expect(openPacks({ db: old, readOnly: true, packs: ["tickets"] })).rejects.toThrowError(
       `database ${old} has no tickets tables yet; --read-only does not create them: start once without --read-only to create them`,

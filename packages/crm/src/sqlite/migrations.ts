@@ -72,6 +72,19 @@ ${FTS_TRIGGERS_V2}`,
     name: "expiry of idempotency keys",
     up: IDEMPOTENCY_INDEX_SQL,
   },
+  {
+    version: 4,
+    name: "prefix indexes for word starts",
+    // Word starts read one prefix posting list instead of merging every word that starts so;
+    // FTS5 takes prefix= only when the table is made, so it is made again (the triggers stay).
+    up: `
+DROP TABLE crm_accounts_fts;
+CREATE VIRTUAL TABLE crm_accounts_fts USING fts5(
+  name, domain, notes, content = 'crm_accounts', content_rowid = 'seq', tokenize = 'unicode61 remove_diacritics 2',
+  prefix = '2 3 4'
+);
+INSERT INTO crm_accounts_fts (crm_accounts_fts) VALUES ('rebuild');`,
+  },
 ];
 
 /** The scope of this pack's versions in `toolshed_migrations`, so packs can share one file. */
