@@ -117,8 +117,9 @@ function createTable(results) {
   );
 }
 
-// Target of issue 5: the search tool's p50 under 20 ms at 1M rows, for every pack.
+// Targets: the search tool's p50 under 20 ms (issue 5) and its p99 under 50 ms (issue 35) at 1M rows.
 const TARGET_MS = 20;
+const TARGET_P99_MS = 50;
 
 function summaryTable(results) {
   return table(
@@ -134,6 +135,7 @@ function summaryTable(results) {
       "LIKE ranked p50",
       "LIKE ranked p99",
       `tool p50 < ${TARGET_MS} ms`,
+      `tool p99 < ${TARGET_P99_MS} ms`,
     ],
     results.map(({ pack, rows, timings: t }) => [
       pack,
@@ -147,8 +149,9 @@ function summaryTable(results) {
       ms(t.likeRanked.all.p50),
       ms(t.likeRanked.all.p99),
       t.tool.all.p50 < TARGET_MS ? "yes" : "**no**",
+      t.tool.all.p99 < TARGET_P99_MS ? "yes" : "**no**",
     ]),
-    "lrrrrrrrrrl",
+    "lrrrrrrrrrll",
   );
 }
 
@@ -183,7 +186,7 @@ export function renderReport({ machine, options, results, failures }) {
     "",
     summaryTable(results),
     "",
-    `Milliseconds, all query kinds together. The target is the search tool's p50 under ${TARGET_MS} ms at 1M rows.`,
+    `Milliseconds, all query kinds together. The targets are the search tool's p50 under ${TARGET_MS} ms and its p99 under ${TARGET_P99_MS} ms at 1M rows. Since the SQLite indexes have FTS5 prefix indexes for 2- to 4-letter word starts (notes migration 5, tickets 5, CRM 4), a word-start query reads one posting list; before, it merged every word that starts so (at 1M rows: p50 32–43 ms, max up to 251 ms, the p99 of 65–152 ms).`,
     "",
     "### Before this rework",
     "",

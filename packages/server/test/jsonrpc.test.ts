@@ -33,7 +33,8 @@ describe("checkJsonRpcMessage", () => {
       }),
       { numRuns: 3000 },
     );
-  });
+    // 3,000 generated messages, each also parsed by the SDK's Zod schema: seconds on a loaded 2-core machine.
+  }, 60_000);
 
   it("passes a plain tools/call through as it came", () => {
     const m = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 1 } } };
