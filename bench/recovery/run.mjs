@@ -16,6 +16,7 @@ import { basename, dirname, extname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { openPacks } from "@toolshed/packs";
+import { median } from "../harness/stats.mjs";
 import { INPROCESS_CONTENDERS, runInProcessBench } from "../inprocess.mjs";
 import { buildCorpus, FORMS } from "./corpus.mjs";
 import { mentions, readAnswer, repair } from "./repair.mjs";
@@ -149,7 +150,6 @@ async function coercionCost(tmp, { rounds, calls, log }) {
   await seeded.close();
   const contenders = INPROCESS_CONTENDERS.filter((c) => c.id === "toolshed" || c.id === "toolshed-strict");
   const inp = await runInProcessBench({ db, rounds, calls, warmup: calls, log, contenders });
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   return {
     rounds,
     calls,
