@@ -1,10 +1,13 @@
 #!/usr/bin/env node
+import { randomBytes } from "node:crypto";
 // Seeds each pack's SQLite store with realistic rows at each scale (10k, 100k and 1M by default)
 // and measures search latency through the MCP tool, through the store, and with a naive LIKE
-// query for comparison. Runs on the built packages (dist): `npm run build` at the root first.
+// query for comparison. With --database-url, the same on each pack's PostgreSQL store (each in a
+// new schema, dropped afterwards; no LIKE paths). Runs on the built packages (dist): `npm run
+// build` at the root first.
 //
 //   node search.mjs [--scale 10k,100k,1m | --rows N] [--quick] [--queries N] [--seed auto|api|sql]
-//                   [--packs notes,crm] [--out FILE|-]
+//                   [--packs notes,crm] [--database-url URL] [--out FILE|-]
 //
 // Exits 1 when any check fails, so a CI `--quick` run catches wrong answers, not only slow ones.
 import { mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -14,13 +17,15 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { connectInMemory, createLogger, createServer } from "@toolshed/server";
 import { openSqlite } from "@toolshed/storage";
-import { likeSearcher, matchCounter, PACKS, tokens } from "./lib/packs.mjs";
+import { createPgPool } from "@toolshed/storage/postgres";
+import { likeSearcher, matchCounter, PACKS, pgMatchCounter, tokens } from "./lib/packs.mjs";
 import { buildQueries } from "./lib/queries.mjs";
 import { renderReport } from "./lib/report.mjs";
 import { summarize } from "./lib/stats.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_OUT = resolve(here, "../docs/benchmarks-search.md");
+const DEFAULT_PG_OUT = resolve(here, "../docs/benchmarks-search-postgres.md");
 const LIMIT = 10;
 const MIN_API_RATE = 5000;
 const RATE_WINDOW = 5000;
@@ -41,6 +46,8 @@ function readOptions() {
         queries: { type: "string" },
         seed: { type: "string", default: "auto" },
         packs: { type: "string", default: "notes,tickets,crm" },
+        "database-url": { type: "string" },
+        keep: { type: "boolean", default: false },
         out: { type: "string" },
         help: { type: "boolean", default: false },
       },
@@ -51,10 +58,13 @@ function readOptions() {
   const { values } = parsed;
   if (values.help) {
     console.log(
-      "Usage: node search.mjs [--scale 10k,100k,1m | --rows N] [--quick] [--queries N] [--seed auto|api|sql] [--packs notes,tickets,crm] [--out FILE|-]\n" +
+      "Usage: node search.mjs [--scale 10k,100k,1m | --rows N] [--quick] [--queries N] [--seed auto|api|sql] [--packs notes,tickets,crm] [--database-url URL] [--out FILE|-]\n" +
         "  --scale   rows per pack, one run per size (default 10k,100k,1m)\n" +
         "  --quick   10,000 rows and 50 queries per path; prints the report but writes no file unless --out is given\n" +
-        "  --seed    auto (default): public API while it keeps up 5,000 rows/s, then the store's SQL in one transaction",
+        "  --seed    auto (default): public API while it keeps up 5,000 rows/s, then the store's SQL in one transaction\n" +
+        "  --database-url  postgres://…: the PostgreSQL stores instead, each pack in a new schema dropped afterwards\n" +
+        "            (default report docs/benchmarks-search-postgres.md)\n" +
+        "  --keep    with --database-url: leave the schemas in place for a look with psql (their names go to stderr)",
     );
     process.exit(0);
   }
@@ -72,7 +82,12 @@ function readOptions() {
     if (!PACKS[p]) throw new UsageError(`unknown pack "${p}"; use some of ${Object.keys(PACKS).join(",")}`);
   }
   const quick = values.quick;
-  const out = values.out === "-" ? undefined : (values.out ?? (quick ? undefined : DEFAULT_OUT));
+  const databaseUrl = values["database-url"];
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new UsageError(`--database-url takes a postgres:// URL (got ${databaseUrl})`);
+  }
+  const defaultOut = databaseUrl === undefined ? DEFAULT_OUT : DEFAULT_PG_OUT;
+  const out = values.out === "-" ? undefined : (values.out ?? (quick ? undefined : defaultOut));
   if (values.rows !== undefined && values.scale !== undefined) throw new UsageError("use --rows or --scale, not both");
   const scales =
     values.rows !== undefined
@@ -94,6 +109,8 @@ function readOptions() {
     seed: values.seed,
     minRate: MIN_API_RATE,
     packs: packs.map((p) => PACKS[p]),
+    databaseUrl,
+    keep: values.keep,
     out: out && resolve(out),
   };
 }
@@ -112,9 +129,8 @@ const SLOW_LIKE_ROWS = 500_000;
 
 const now = () => performance.now();
 
-/** Fills a new store; through the public API while it is fast enough (see `--seed`). */
-async function seedPack(pack, file, options) {
-  const opened = pack.open(file);
+/** The rows of a pack, unique where the pack needs it, the same on every run. */
+function rowMaker(pack) {
   const seen = pack.uniqueKey ? new Set() : undefined;
   const rowAt = (index) => {
     let row = pack.row(index);
@@ -124,7 +140,11 @@ async function seedPack(pack, file, options) {
     }
     return row;
   };
-  const started = now();
+  return rowAt;
+}
+
+/** Creates rows through the public API while it keeps up (see `--seed`); returns how many. */
+async function seedThroughApi(pack, opened, rowAt, options) {
   let index = 0;
   let slowAt;
   if (options.seed !== "sql") {
@@ -149,6 +169,16 @@ async function seedPack(pack, file, options) {
       }
     }
   }
+  return { index, slowAt };
+}
+
+/** Fills a new store; through the public API while it is fast enough (see `--seed`). */
+async function seedPack(pack, file, options) {
+  const opened = pack.open(file);
+  const rowAt = rowMaker(pack);
+  const started = now();
+  const { index: apiRows, slowAt } = await seedThroughApi(pack, opened, rowAt, options);
+  let index = apiRows;
   const apiMs = now() - started;
   const api = { rows: index, ms: apiMs, rate: index / (apiMs / 1000) };
   const sqlStarted = now();
@@ -171,6 +201,59 @@ async function seedPack(pack, file, options) {
       })();
     } finally {
       db.close();
+    }
+  }
+  const sqlMs = now() - sqlStarted;
+  const sql = { rows: options.rows - api.rows, ms: sqlMs, rate: (options.rows - api.rows) / (sqlMs / 1000) };
+  opened.clock.release();
+  return { opened, seed: { rows: options.rows, api, sql, slowAt, ms: now() - started } };
+}
+
+// Rows per INSERT … SELECT FROM unnest(…) when seeding PostgreSQL.
+const PG_BATCH = 5000;
+
+/**
+ * Fills a pack's tables in a new PostgreSQL schema: through the public API while it is fast
+ * enough, then the store's INSERTs in batches, in one transaction that drops the GIN index,
+ * inserts and builds the index again from its own definition (as with FTS5 'rebuild' on SQLite).
+ */
+async function seedPackPg(pack, url, schema, options) {
+  const opened = await pack.pg.open(url, schema);
+  const rowAt = rowMaker(pack);
+  const started = now();
+  const { index: apiRows, slowAt } = await seedThroughApi(pack, opened, rowAt, options);
+  let index = apiRows;
+  const apiMs = now() - started;
+  const api = { rows: index, ms: apiMs, rate: index / (apiMs / 1000) };
+  const sqlStarted = now();
+  if (index < options.rows) {
+    const pool = createPgPool(url, { schema, max: 1, statementTimeoutMs: 0 });
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      const { rows } = await client.query("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2", [
+        schema,
+        pack.pg.searchIndex,
+      ]);
+      if (rows.length !== 1) throw new Error(`${pack.name}: no index ${pack.pg.searchIndex} in schema ${schema}`);
+      await client.query(`DROP INDEX ${pack.pg.searchIndex}`);
+      while (index < options.rows) {
+        const batch = [];
+        for (; index < options.rows && batch.length < PG_BATCH; index++) batch.push(rowAt(index));
+        await pack.pg.bulkInsert(client, batch);
+      }
+      // The server's default (64 MB) builds a 1M-row GIN index in several passes.
+      await client.query("SET LOCAL maintenance_work_mem = '512MB'");
+      await client.query(rows[0].indexdef);
+      await client.query("COMMIT");
+      // Fresh statistics, as autovacuum would gather after a bulk load.
+      await client.query("VACUUM ANALYZE");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+      await pool.end();
     }
   }
   const sqlMs = now() - sqlStarted;
@@ -222,19 +305,17 @@ async function verify(pack, queries, { client, opened, like, likeRanked, textOf,
     if (JSON.stringify(toolIds) !== JSON.stringify(storeIds)) {
       fail(`${label}: tool hits ${JSON.stringify(toolIds)} differ from store hits ${JSON.stringify(storeIds)}`);
     }
-    const likeIds = like(query.text, LIMIT);
-    for (const [path, ids] of [
-      ["FTS", storeIds],
-      ["LIKE", likeIds],
-      ["LIKE ranked", likeRanked(query.text, LIMIT)],
-    ]) {
+    const likeIds = like ? like(query.text, LIMIT) : [];
+    const paths = [["FTS", storeIds]];
+    if (like) paths.push(["LIKE", likeIds], ["LIKE ranked", likeRanked(query.text, LIMIT)]);
+    for (const [path, ids] of paths) {
       if (query.expect === "full" && ids.length !== LIMIT) fail(`${label}: ${path} found ${ids.length}, not ${LIMIT}`);
       if (query.expect === "some" && ids.length === 0) fail(`${label}: ${path} found nothing`);
       if (query.expect === "none" && ids.length !== 0) fail(`${label}: ${path} found ${ids.length}, expected none`);
     }
     const words = tokens(query.text).map(pack.wordCheck);
     for (const id of storeIds) {
-      const text = textOf(id);
+      const text = await textOf(id);
       if (text === undefined) {
         fail(`${label}: hit ${id} is not in the table`);
         continue;
@@ -246,7 +327,7 @@ async function verify(pack, queries, { client, opened, like, likeRanked, textOf,
     hitsByKind[query.kind] ??= { n: 0, fts: 0, like: 0, matched: 0 };
     const tally = hitsByKind[query.kind];
     tally.n++;
-    tally.matched += matches(query.text);
+    tally.matched += await matches(query.text);
     tally.fts += storeIds.length;
     tally.like += likeIds.length;
   }
@@ -263,10 +344,68 @@ function fileBytes(file) {
   return total;
 }
 
-async function benchPack(pack, dir, options, logger, fail) {
-  const file = join(dir, `${pack.name}-${options.rows}.db`);
+/** A pack's SQLite file: how to seed it, the raw read paths beside the store, and its size. */
+function sqlitePlace(pack, dir, rows) {
+  const file = join(dir, `${pack.name}-${rows}.db`);
+  let raw;
+  return {
+    seed: (options) => seedPack(pack, file, options),
+    async open() {
+      raw = openSqlite(file, { readonly: true });
+      return {
+        like: likeSearcher(pack, raw),
+        likeRanked: likeSearcher(pack, raw, { ranked: true }),
+        textOf: pack.textOf(raw),
+        matches: matchCounter(pack, raw),
+      };
+    },
+    async close() {
+      raw?.close();
+    },
+    bytes: async () => fileBytes(file),
+    // A 1M-row file is about 1 GB: free the disk before the next one.
+    async remove() {
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+    },
+  };
+}
+
+/** A pack's tables in a new PostgreSQL schema, dropped by `remove`. */
+function postgresPlace(pack, url, keep) {
+  const schema = `toolshed_bench_${pack.name}_${randomBytes(4).toString("hex")}`;
+  const pool = createPgPool(url, { schema, max: 2, statementTimeoutMs: 0 });
+  return {
+    seed: (options) => seedPackPg(pack, url, schema, options),
+    async open() {
+      return { textOf: pack.pg.textOf(pool), matches: pgMatchCounter(pack, pool) };
+    },
+    async close() {},
+    async bytes() {
+      const { rows } = await pool.query(
+        `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::float8 AS bytes
+           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = $1 AND c.relkind IN ('r', 'm')`,
+        [schema],
+      );
+      return rows[0].bytes;
+    },
+    async remove() {
+      try {
+        if (keep) {
+          process.stderr.write(`${pack.name}: kept schema ${schema}\n`);
+          return;
+        }
+        await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      } finally {
+        await pool.end();
+      }
+    },
+  };
+}
+
+async function benchPack(pack, place, options, logger, fail) {
   process.stderr.write(`${pack.name}: seeding ${options.rows.toLocaleString("en-US")} rows…\n`);
-  const { opened, seed } = await seedPack(pack, file, options);
+  const { opened, seed } = await place.seed(options);
   process.stderr.write(
     `${pack.name}: seeded in ${(seed.ms / 1000).toFixed(1)} s (API ${seed.api.rows} rows at ${Math.round(seed.api.rate)}/s` +
       `${seed.slowAt ? `, below ${options.minRate}/s at row ${seed.slowAt.row}: ${Math.round(seed.slowAt.rate)}/s` : ""}` +
@@ -274,28 +413,16 @@ async function benchPack(pack, dir, options, logger, fail) {
   );
   const server = createServer({ name: "toolshed-bench", version: "0.0.0", packs: [opened.pack], logger });
   const client = await connectInMemory(server);
-  const raw = openSqlite(file, { readonly: true });
   try {
-    const like = likeSearcher(pack, raw);
-    const likeRanked = likeSearcher(pack, raw, { ranked: true });
+    const raw = await place.open();
     const queries = buildQueries(pack, options.rows, options.distinct);
-    const hitsByKind = await verify(
-      pack,
-      queries,
-      {
-        client,
-        opened,
-        like,
-        likeRanked,
-        textOf: pack.textOf(raw),
-        matches: matchCounter(pack, raw),
-      },
-      fail,
-    );
+    const hitsByKind = await verify(pack, queries, { client, opened, ...raw }, fail);
     const slowLike = options.rows >= SLOW_LIKE_ROWS;
     const likeQueries = slowLike ? Math.min(options.queries, queries.length) : options.queries;
     const likeWarmup = slowLike ? 3 : options.warmup;
-    process.stderr.write(`${pack.name}: measuring ${options.queries} queries per path (LIKE: ${likeQueries})…\n`);
+    process.stderr.write(
+      `${pack.name}: measuring ${options.queries} queries per path${raw.like ? ` (LIKE: ${likeQueries})` : ""}…\n`,
+    );
     const timings = {
       tool: await timed(queries, options, async (query) => {
         const result = await client.callTool({ name: pack.tool, arguments: pack.toolArguments(query.text, LIMIT) });
@@ -304,9 +431,13 @@ async function benchPack(pack, dir, options, logger, fail) {
         }
       }),
       store: await timed(queries, options, (query) => pack.searchStore(opened, query.text, LIMIT)),
-      like: await timedRuns(queries, likeQueries, likeWarmup, async (query) => like(query.text, LIMIT)),
-      likeRanked: await timedRuns(queries, likeQueries, likeWarmup, async (query) => likeRanked(query.text, LIMIT)),
     };
+    if (raw.like) {
+      timings.like = await timedRuns(queries, likeQueries, likeWarmup, async (query) => raw.like(query.text, LIMIT));
+      timings.likeRanked = await timedRuns(queries, likeQueries, likeWarmup, async (query) =>
+        raw.likeRanked(query.text, LIMIT),
+      );
+    }
     const createMs = [];
     for (let k = 0; k < options.creates; k++) {
       const index = options.rows + k;
@@ -318,16 +449,17 @@ async function benchPack(pack, dir, options, logger, fail) {
     }
     const create = summarize(createMs);
     process.stderr.write(
-      `${pack.name}: tool p50 ${timings.tool.all.p50.toFixed(2)} ms, store p50 ${timings.store.all.p50.toFixed(2)} ms,` +
-        ` LIKE p50 ${timings.like.all.p50.toFixed(2)} ms\n`,
+      `${pack.name}: tool p50 ${timings.tool.all.p50.toFixed(2)} ms p99 ${timings.tool.all.p99.toFixed(2)} ms,` +
+        ` store p50 ${timings.store.all.p50.toFixed(2)} ms` +
+        `${timings.like ? `, LIKE p50 ${timings.like.all.p50.toFixed(2)} ms` : ""}\n`,
     );
     return { pack: pack.name, rows: options.rows, tool: pack.tool, seed, timings, hitsByKind, create };
   } finally {
-    raw.close();
+    await place.close();
     await client.close();
     await server.close();
     await opened.store.close();
-    seed.bytes = fileBytes(file);
+    seed.bytes = await place.bytes();
   }
 }
 
@@ -350,6 +482,23 @@ function machineInfo() {
   };
 }
 
+/** The server's version and the settings that bound search speed, as the report states them. */
+async function postgresInfo(url) {
+  const pool = createPgPool(url, { max: 1 });
+  try {
+    const { rows } = await pool.query(
+      `SELECT current_setting('server_version') AS version, current_setting('shared_buffers') AS shared_buffers,
+              current_setting('work_mem') AS work_mem, current_setting('jit') AS jit,
+              current_setting('max_parallel_workers_per_gather') AS parallel`,
+    );
+    return rows[0];
+  } catch (error) {
+    throw new UsageError(`PostgreSQL at --database-url did not answer: ${error.message}`);
+  } finally {
+    await pool.end();
+  }
+}
+
 async function main() {
   const options = readOptions();
   const failures = [];
@@ -361,17 +510,20 @@ async function main() {
   const logger = createLogger({ destination: openSync(os.devNull, "w") });
   // Taken before the run, so the load average says what else the machine was doing.
   const machine = machineInfo();
+  if (options.databaseUrl !== undefined) machine.postgres = await postgresInfo(options.databaseUrl);
   const dir = mkdtempSync(join(os.tmpdir(), "toolshed-bench-"));
   const results = [];
   try {
     for (const rows of options.scales) {
       for (const pack of options.packs) {
-        const file = join(dir, `${pack.name}-${rows}.db`);
+        const place =
+          options.databaseUrl === undefined
+            ? sqlitePlace(pack, dir, rows)
+            : postgresPlace(pack, options.databaseUrl, options.keep);
         try {
-          results.push(await benchPack(pack, dir, { ...options, rows }, logger, fail));
+          results.push(await benchPack(pack, place, { ...options, rows }, logger, fail));
         } finally {
-          // A 1M-row file is about 1 GB: free the disk before the next one.
-          for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+          await place.remove();
         }
       }
     }

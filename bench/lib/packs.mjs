@@ -2,9 +2,13 @@
 // with the same SQL the store runs (for packs whose API is too slow to seed 100,000 rows), search
 // through the store and the tool, and the naive LIKE query the FTS index replaces.
 import { accountNameKey, crmPack, normalizeAccountName, SqliteCrmStore } from "@toolshed/crm";
+import { PostgresCrmStore } from "@toolshed/crm/postgres";
 import { notesPack, SqliteNotesStore } from "@toolshed/notes";
+import { PostgresNotesStore } from "@toolshed/notes/postgres";
 import { toFtsQuery } from "@toolshed/storage";
+import { toPgTsQuery } from "@toolshed/storage/postgres";
 import { parseTicketId, SqliteTicketsStore, ticketsPack } from "@toolshed/tickets";
+import { PostgresTicketsStore } from "@toolshed/tickets/postgres";
 import { accountRow, crmVocabulary, noteRow, notesVocabulary, ticketRow, ticketsVocabulary } from "./words.mjs";
 
 /** Words of a text as the stores' unicode61 tokenizer sees ASCII text: runs of letters and digits. */
@@ -79,6 +83,32 @@ const notes = {
   },
   // unicode61 without stemming: every query word starts some word of every hit.
   wordCheck: (word) => word,
+  pg: {
+    async open(url, schema) {
+      const clock = seedClock();
+      const store = await PostgresNotesStore.open(url, { schema, now: clock.now });
+      return { store, clock, pack: notesPack({ store }) };
+    },
+    searchIndex: "notes_search_gin",
+    // createNote's INSERTs for a batch of rows: the notes, then their tags found by the unique title.
+    async bulkInsert(client, rows) {
+      const at = rows.map((r) => r.at.toISOString());
+      await client.query(
+        `INSERT INTO notes (title, body, version, created_at, updated_at)
+         SELECT t, b, 1, a, a FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS r(t, b, a)`,
+        [rows.map((r) => r.title), rows.map((r) => r.body), at],
+      );
+      const tagged = rows.flatMap((r) => r.tags.map((tag) => [r.title, tag]));
+      await client.query(
+        `INSERT INTO note_tags (note_id, tag)
+         SELECT n.id, r.tag FROM unnest($1::text[], $2::text[]) AS r(title, tag) JOIN notes n ON n.title = r.title`,
+        [tagged.map((t) => t[0]), tagged.map((t) => t[1])],
+      );
+    },
+    textOf: (pool) => async (id) =>
+      (await pool.query("SELECT title || ' ' || body AS text FROM notes WHERE title = $1", [id])).rows[0]?.text,
+    matchSql: "SELECT count(*)::int AS n FROM notes WHERE search @@ to_tsquery('notes_search', $1)",
+  },
 };
 
 const tickets = {
@@ -124,6 +154,35 @@ const tickets = {
   // The porter stemmer shortens words before matching ("connection" finds "connecting"), so only
   // the first three letters are certain to start a word of the hit.
   wordCheck: (word) => word.slice(0, 3),
+  pg: {
+    async open(url, schema) {
+      const clock = seedClock();
+      const store = await PostgresTicketsStore.open(url, { schema, now: clock.now });
+      return { store, clock, pack: ticketsPack({ store }) };
+    },
+    searchIndex: "tickets_search",
+    async bulkInsert(client, rows) {
+      const at = rows.map((r) => r.at.toISOString());
+      await client.query(
+        `INSERT INTO tickets (title, body, status, priority, resolution, created_at, updated_at)
+         SELECT t, b, s, p, r, a, a
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS x(t, b, s, p, r, a)`,
+        [
+          rows.map((r) => r.title),
+          rows.map((r) => r.body),
+          rows.map((r) => r.status),
+          rows.map((r) => r.priority),
+          rows.map((r) => r.resolution ?? null),
+          at,
+        ],
+      );
+    },
+    textOf: (pool) => async (id) =>
+      (await pool.query("SELECT title || ' ' || body AS text FROM tickets WHERE num = $1", [parseTicketId(id)])).rows[0]
+        ?.text,
+    matchSql:
+      "SELECT count(*)::int AS n FROM tickets WHERE search @@ to_tsquery('toolshed_tickets_search', toolshed_tickets_fold($1))",
+  },
 };
 
 const crm = {
@@ -168,6 +227,37 @@ const crm = {
     return (id) => get.get(id)?.text;
   },
   wordCheck: (word) => word,
+  pg: {
+    async open(url, schema) {
+      const store = await PostgresCrmStore.open(url, { schema });
+      return { store, clock: seedClock(), pack: crmPack({ store }) };
+    },
+    searchIndex: "crm_accounts_search",
+    async bulkInsert(client, rows) {
+      const names = rows.map((r) => normalizeAccountName(r.name));
+      await client.query(
+        `INSERT INTO crm_accounts (id, name, name_key, tier, arr, domain, notes)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[])`,
+        [
+          rows.map((r) => r.id),
+          names,
+          names.map(accountNameKey),
+          rows.map((r) => r.tier),
+          rows.map((r) => r.arr),
+          rows.map((r) => r.domain ?? null),
+          rows.map((r) => r.notes ?? null),
+        ],
+      );
+    },
+    textOf: (pool) => async (id) =>
+      (
+        await pool.query(
+          "SELECT name || ' ' || coalesce(domain, '') || ' ' || coalesce(notes, '') AS text FROM crm_accounts WHERE id = $1",
+          [id],
+        )
+      ).rows[0]?.text,
+    matchSql: "SELECT count(*)::int AS n FROM crm_accounts WHERE search @@ to_tsquery('simple', crm_unaccent($1))",
+  },
 };
 
 export const PACKS = { notes, tickets, crm };
@@ -178,6 +268,14 @@ export function matchCounter(pack, db) {
   return (text) => {
     const match = toFtsQuery(text);
     return match === undefined ? 0 : statement.get(match).n;
+  };
+}
+
+/** The same count on a pack's PostgreSQL tables, with the stores' own tsquery. */
+export function pgMatchCounter(pack, pool) {
+  return async (text) => {
+    const match = toPgTsQuery(text);
+    return match === undefined ? 0 : (await pool.query(pack.pg.matchSql, [match])).rows[0].n;
   };
 }
 

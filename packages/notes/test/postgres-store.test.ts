@@ -142,5 +142,34 @@ describe.skipIf(!reachable)("PostgresNotesStore", () => {
       expect(markdown?.snippet).toBe("**milk** is already bold.");
       await store.close();
     });
+
+    it("past 4,000 notes, a word on a full page of the newest is answered newest first; rarer ones stay ranked", async () => {
+      const store = await PostgresNotesStore.open({ pool: db.pool({ max: 2 }) });
+      // 4,100 notes straight into the table (the store would take seconds): ids grow with time.
+      // Every one says "weekly"; the oldest 20 also say "budget", in the title for the last 5 of them.
+      await db.pool().query(
+        `INSERT INTO notes (title, body, created_at, updated_at)
+         SELECT CASE WHEN i BETWEEN 16 AND 20 THEN 'budget ' || i ELSE 'note ' || i END,
+                'weekly sync' || CASE WHEN i <= 20 THEN ' about the budget' ELSE '' END,
+                now(), now()
+         FROM generate_series(1, 4100) AS i`,
+      );
+      const weekly = await store.searchNotes("weekly", { limit: 5 });
+      expect(weekly.map((h) => h.title)).toEqual(["note 4100", "note 4099", "note 4098", "note 4097", "note 4096"]);
+      expect(weekly[0]?.snippet).toBe("**weekly** sync");
+      // Not on a full page of the newest 4,000: ranked, title matches first, ties by title.
+      const budget = await store.searchNotes("budget", { limit: 7 });
+      expect(budget.map((h) => h.title)).toEqual([
+        "budget 16",
+        "budget 17",
+        "budget 18",
+        "budget 19",
+        "budget 20",
+        "note 1",
+        "note 10",
+      ]);
+      expect(budget[5]?.snippet).toBe("weekly sync about the **budget**");
+      await store.close();
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { createTestSchema, pgReachable, TEST_DATABASE_URL } from "@toolshed/storage/postgres";
-import { describe } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PostgresTicketsStore } from "../src/postgres/index.js";
 import { describeTicketsStoreContract } from "./store-contract.js";
 
@@ -20,5 +20,30 @@ describe.skipIf(!reachable)("PostgresTicketsStore", { timeout: 30_000 }, () => {
     const db = await createTestSchema();
     const store = await PostgresTicketsStore.open({ pool: db.pool({ max: 4 }) });
     return { store, cleanup: () => db.drop() };
+  });
+
+  it("past 4,000 tickets, a word on a full page of the newest is answered newest first; rarer ones stay ranked", async () => {
+    const db = await createTestSchema();
+    const store = await PostgresTicketsStore.open({ pool: db.pool({ max: 2 }) });
+    try {
+      // 4,100 tickets straight into the table (the store would take seconds), every other one
+      // closed; all say "login"; the oldest 20 also say "invoice", in the title for 5 of them.
+      await db.pool().query(
+        `INSERT INTO tickets (title, body, status, created_at, updated_at)
+         SELECT CASE WHEN i BETWEEN 16 AND 20 THEN 'invoice ' || i ELSE 'ticket ' || i END,
+                'login fails' || CASE WHEN i <= 20 THEN ' after the invoice run' ELSE '' END,
+                CASE WHEN i % 2 = 0 THEN 'closed' ELSE 'open' END, now(), now()
+         FROM generate_series(1, 4100) AS i`,
+      );
+      const closed = await store.searchTickets({ text: "login", status: "closed", limit: 3 });
+      expect(closed.map((t) => t.id)).toEqual(["T-5100", "T-5098", "T-5096"]);
+      expect(closed[0]).toMatchObject({ status: "closed", snippet: "**login** fails" });
+      const invoice = await store.searchTickets({ text: "invoice", status: "any", limit: 6 });
+      // Not on a full page of the newest 4,000: ranked, title matches first, ties by id.
+      expect(invoice.map((t) => t.id)).toEqual(["T-1016", "T-1017", "T-1018", "T-1019", "T-1020", "T-1001"]);
+    } finally {
+      await store.close();
+      await db.drop();
+    }
   });
 });

@@ -15,7 +15,14 @@ import type { NewNote, Note, NoteChanges, NoteListPage, NoteSearchHit, NoteSumma
 import { normalizeTags } from "../tags.js";
 import { nextCursor, titleAfter } from "./list-cursor.js";
 import { NOTES_PG_MIGRATIONS, NOTES_TS_CONFIG } from "./migrations.js";
-import { RANK, SEARCH_SQL, type SearchRow, shapeSnippet, titleWordsTsQuery } from "./search.js";
+import {
+  NEWEST_SEARCH_SQL,
+  RANK,
+  RANKED_SEARCH_SQL,
+  type SearchRow,
+  shapeSnippet,
+  titleWordsTsQuery,
+} from "./search.js";
 
 export interface PostgresNotesStoreOptions extends PostgresStoreOptions {
   /** Clock for created_at and updated_at; tests pass a fixed one. */
@@ -109,11 +116,11 @@ export class PostgresNotesStore implements NotesStore {
   async searchNotes(query: string, options: { limit: number }): Promise<NoteSearchHit[]> {
     const tsquery = toPgTsQuery(query);
     if (tsquery === undefined) return [];
-    const { rows } = await this.#db().query<SearchRow>(SEARCH_SQL, [
-      tsquery,
-      clampLimit(options.limit),
-      tsquery.replaceAll(" & ", " | "),
-    ]);
+    const limit = clampLimit(options.limit);
+    const params = [tsquery, limit, tsquery.replaceAll(" & ", " | ")];
+    // A full page among the newest notes: the query is common, answered newest first.
+    let { rows } = await this.#db().query<SearchRow>(NEWEST_SEARCH_SQL, params);
+    if (rows.length < limit) ({ rows } = await this.#db().query<SearchRow>(RANKED_SEARCH_SQL, params));
     return rows.map((row) => ({
       title: row.title,
       snippet: shapeSnippet(row),
