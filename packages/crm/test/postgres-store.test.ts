@@ -68,4 +68,66 @@ describe.skipIf(!reachable)("PostgresCrmStore", () => {
       await store.close();
     });
   });
+
+  it("past 4,000 accounts, a word with more than a page among the newest is answered newest first, page after page; rarer ones stay ranked", async () => {
+    const db = await createTestSchema();
+    const store = await PostgresCrmStore.open({ pool: db.pool({ max: 2 }) });
+    try {
+      // 4,100 accounts straight into the table (the store would take seconds), in creation order;
+      // every one's notes say "renewal"; the oldest 20 also say "pilot", in the name for 5 of them.
+      await db.pool().query(
+        `INSERT INTO crm_accounts (id, name, name_key, tier, arr, notes)
+         SELECT 'acc_' || lpad(i::text, 5, '0'), n, lower(n), CASE WHEN i % 2 = 0 THEN 'growth' ELSE 'startup' END, i,
+                'renewal call' || CASE WHEN i <= 20 THEN ' after the pilot' ELSE '' END
+         FROM generate_series(1, 4100) AS i,
+              LATERAL (SELECT CASE WHEN i BETWEEN 16 AND 20 THEN 'Pilot ' || i ELSE 'Account ' || i END AS n) name`,
+      );
+      const first = await store.searchAccounts({ text: "renewal", tier: "growth", minArr: 0, limit: 2 });
+      expect(first.hits.map((h) => h.account.id)).toEqual(["acc_04100", "acc_04098"]);
+      expect(first.hits[0]?.snippet).toBe("[renewal] call");
+      const second = await store.searchAccounts({
+        text: "renewal",
+        tier: "growth",
+        minArr: 0,
+        limit: 2,
+        cursor: first.nextCursor ?? "",
+      });
+      expect(second.hits.map((h) => h.account.id)).toEqual(["acc_04096", "acc_04094"]);
+      // Later pages go on past the newest 4,000 accounts, down to the oldest: a cursor at seq 5.
+      const position = JSON.parse(Buffer.from(first.nextCursor ?? "", "base64url").toString());
+      const atFive = Buffer.from(JSON.stringify({ ...position, i: "5" })).toString("base64url");
+      const oldest = await store.searchAccounts({
+        text: "renewal",
+        tier: "growth",
+        minArr: 0,
+        limit: 2,
+        cursor: atFive,
+      });
+      expect(oldest).toMatchObject({
+        hits: [{ account: { id: "acc_00004" } }, { account: { id: "acc_00002" } }],
+        nextCursor: null,
+      });
+      // Only 3 matches (arr at most 3), none among the newest: ranked, ties by id.
+      const few = await store.searchAccounts({ text: "renewal", minArr: 0, maxArr: 3, limit: 5 });
+      expect(few.hits.map((h) => h.account.id)).toEqual(["acc_00001", "acc_00002", "acc_00003"]);
+      // Not more than a page among the newest 4,000: ranked, name matches first, ties by id.
+      const pilot = await store.searchAccounts({ text: "pilot", minArr: 0, limit: 6 });
+      expect(pilot.hits.map((h) => h.account.id)).toEqual([
+        "acc_00016",
+        "acc_00017",
+        "acc_00018",
+        "acc_00019",
+        "acc_00020",
+        "acc_00001",
+      ]);
+      // A newest-first cursor whose position was edited is refused, not run.
+      const edited = Buffer.from(JSON.stringify({ ...position, i: "x1" })).toString("base64url");
+      await expect(
+        store.searchAccounts({ text: "renewal", tier: "growth", minArr: 0, limit: 2, cursor: edited }),
+      ).rejects.toThrow("cursor is not valid; pass next_cursor from the previous page unchanged, or omit it");
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
 });

@@ -52,4 +52,13 @@ ${PG_IDEMPOTENCY_TABLE_SQL};`,
     name: "expiry of idempotency keys",
     up: PG_IDEMPOTENCY_INDEX_SQL,
   },
+  {
+    version: 3,
+    name: "creation order of accounts",
+    // Ids are random; search answers a common query newest first, so rows need an order of
+    // creation. Existing rows are numbered in table order.
+    up: `
+ALTER TABLE crm_accounts ADD COLUMN seq BIGINT GENERATED ALWAYS AS IDENTITY;
+CREATE UNIQUE INDEX crm_accounts_seq ON crm_accounts (seq);`,
+  },
 ];
