@@ -169,6 +169,18 @@ describe.skipIf(!reachable)("PostgresNotesStore", () => {
         "note 10",
       ]);
       expect(budget[5]?.snippet).toBe("weekly sync about the **budget**");
+      // Whole words first, then word starts; a word PostgreSQL's statistics count in more than
+      // 2,000 notes is not expanded to its longer forms ("weekly" does not find "weeklyish").
+      await store.createNote({ title: "odd one", body: "a weeklyish budgeting call" });
+      await db.pool().query("ANALYZE notes");
+      const mixed = await store.searchNotes("weekly budg", { limit: 30 });
+      expect(mixed.map((h) => h.title)).toEqual(
+        budget
+          .slice(0, 5)
+          .map((h) => h.title)
+          .concat(Array.from({ length: 15 }, (_, i) => `note ${i + 1}`).sort()),
+      );
+      expect((await store.searchNotes("weeklyi budg", { limit: 5 })).map((h) => h.title)).toEqual(["odd one"]);
       await store.close();
     });
   });

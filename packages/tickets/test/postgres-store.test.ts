@@ -41,6 +41,15 @@ describe.skipIf(!reachable)("PostgresTicketsStore", { timeout: 30_000 }, () => {
       const invoice = await store.searchTickets({ text: "invoice", status: "any", limit: 6 });
       // Not on a full page of the newest 4,000: ranked, title matches first, ties by id.
       expect(invoice.map((t) => t.id)).toEqual(["T-1016", "T-1017", "T-1018", "T-1019", "T-1020", "T-1001"]);
+      // Whole words first, then word starts; a word PostgreSQL's statistics count in more than
+      // 2,000 tickets is not expanded to its longer forms ("login" does not find "loginish").
+      await store.createTicket({ title: "odd one", body: "loginish invoices", priority: "normal" });
+      await db.pool().query("ANALYZE tickets");
+      const mixed = await store.searchTickets({ text: "login invo", status: "any", limit: 30 });
+      expect(mixed).toHaveLength(20);
+      expect(mixed.map((t) => t.title)).not.toContain("odd one");
+      const odd = await store.searchTickets({ text: "logini invo", status: "any", limit: 5 });
+      expect(odd.map((t) => t.title)).toEqual(["odd one"]);
     } finally {
       await store.close();
       await db.drop();

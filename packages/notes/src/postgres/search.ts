@@ -30,7 +30,8 @@ export const RANK = `ts_rank_cd('{0, 0, 0.1, 1.0}', n.search, q, 1)`;
 // Ranking reads every match (its tsvector and its row), about 3 µs each at 1M rows: a word in
 // 400,000 notes took over a second. So, as the SQLite store does for common words, a query that
 // finds a full page among the newest notes is answered newest first from them, and a ranked
-// query ranks at most RANKED_CAP matches.
+// query ranks at most RANKED_CAP matches: first notes with every word whole, then (to fill the
+// page) notes with them as word starts, common words kept whole (see PgCommonWords).
 /** The newest notes a query is first tried on; a table this small is always ranked. */
 export const NEWEST_WINDOW = 4_000;
 /** The most matches a ranked query ranks (any of them when there are more). */
@@ -41,7 +42,7 @@ const RANKED_PAGE = `
       FROM (
         SELECT n.title, n.body, n.updated_at, n.search, q
         FROM notes n, to_tsquery('${NOTES_TS_CONFIG}', $1) q
-        WHERE n.search @@ q
+        WHERE n.search @@ q AND ($4::text IS NULL OR NOT n.search @@ to_tsquery('${NOTES_TS_CONFIG}', $4))
         LIMIT ${RANKED_CAP}
       ) m
       ORDER BY rank DESC, m.title
@@ -60,8 +61,9 @@ const NEWEST_PAGE = `
 /**
  * A page of search hits: the snippet (about 16 words of the body around the matches, like
  * SQLite's snippet()) is made only for the rows on the page, since ts_headline re-parses each
- * body. $1 is the query (every word), $2 the limit, $3 the same words joined by OR: like FTS5's
- * snippet(), a word found in the body is marked even when another matched only the title.
+ * body. $1 is the query, $2 the limit, $3 the words as prefixes joined by OR: like FTS5's snippet(),
+ * a word found in the body is marked even when another matched only the title. The ranked page
+ * leaves out notes that match $4 (the whole words, when filling a page after them), or none.
  */
 function searchSql(page: string, order: string): string {
   return `
@@ -83,7 +85,7 @@ function searchSql(page: string, order: string): string {
   ORDER BY ${order}`;
 }
 
-/** Hits best first, ties by title, from at most RANKED_CAP matches. */
+/** Hits best first, ties by title, from at most RANKED_CAP matches; $4 is matches to leave out, or null. */
 export const RANKED_SEARCH_SQL = searchSql(RANKED_PAGE, "hit.rank DESC, hit.title");
 /** Hits newest first from the newest NEWEST_WINDOW notes; none when the table is not bigger than that. */
 export const NEWEST_SEARCH_SQL = searchSql(NEWEST_PAGE, "hit.id DESC");

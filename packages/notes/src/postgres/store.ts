@@ -3,11 +3,12 @@ import { checkIdempotencyRetention, escapeLike } from "@toolshed/storage";
 import {
   openPostgresStore,
   type PgClient,
+  PgCommonWords,
   type PgPool,
   type PostgresStoreConnection,
   type PostgresStoreOptions,
+  pgSearchWords,
   runIdempotentPg,
-  toPgTsQuery,
   withPgTransaction,
 } from "@toolshed/storage/postgres";
 import { NOTES_MIGRATION_SCOPE } from "../sqlite/migrations.js";
@@ -78,11 +79,20 @@ function clampLimit(limit: number): number {
  * uniqueness held by the database. Driver errors (statement timeout, serialization failure,
  * deadlock, connection refused) propagate unchanged for classifyError to mark them retryable.
  */
+function toHit(row: SearchRow): NoteSearchHit {
+  return { title: row.title, snippet: shapeSnippet(row), updated_at: row.updated_at.toISOString() };
+}
+
 export class PostgresNotesStore implements NotesStore {
   readonly #pool: PgPool;
   readonly #release: () => Promise<void>;
   readonly #now: () => Date;
   readonly #retentionMs: number;
+  readonly #commonWords = new PgCommonWords({
+    table: "notes",
+    column: "search",
+    vector: `to_tsvector('${NOTES_TS_CONFIG}', w.word)`,
+  });
   #closed = false;
 
   /** This store's tables, for checking a database's versions before any store opens it. */
@@ -114,18 +124,27 @@ export class PostgresNotesStore implements NotesStore {
   }
 
   async searchNotes(query: string, options: { limit: number }): Promise<NoteSearchHit[]> {
-    const tsquery = toPgTsQuery(query);
-    if (tsquery === undefined) return [];
+    const words = pgSearchWords(query);
+    if (words.length === 0) return [];
     const limit = clampLimit(options.limit);
-    const params = [tsquery, limit, tsquery.replaceAll(" & ", " | ")];
+    const db = this.#db();
+    const starts = words.map((w) => `${w}:*`);
+    const marks = starts.join(" | ");
     // A full page among the newest notes: the query is common, answered newest first.
-    let { rows } = await this.#db().query<SearchRow>(NEWEST_SEARCH_SQL, params);
-    if (rows.length < limit) ({ rows } = await this.#db().query<SearchRow>(RANKED_SEARCH_SQL, params));
-    return rows.map((row) => ({
-      title: row.title,
-      snippet: shapeSnippet(row),
-      updated_at: row.updated_at.toISOString(),
-    }));
+    const newest = await db.query<SearchRow>(NEWEST_SEARCH_SQL, [starts.join(" & "), limit, marks]);
+    if (newest.rows.length >= limit) return newest.rows.map(toHit);
+    // Every word whole, ranked; then, to fill the page, word starts (common words kept whole).
+    const whole = words.join(" & ");
+    const { rows } = await db.query<SearchRow>(RANKED_SEARCH_SQL, [whole, limit, marks, null]);
+    if (rows.length < limit) {
+      const common = await this.#commonWords.among(db, words);
+      const prefixes = words.map((w) => (common.has(w) ? w : `${w}:*`)).join(" & ");
+      if (prefixes !== whole) {
+        const more = await db.query<SearchRow>(RANKED_SEARCH_SQL, [prefixes, limit - rows.length, marks, whole]);
+        rows.push(...more.rows);
+      }
+    }
+    return rows.map(toHit);
   }
 
   async listNotes(options: { tag?: string; limit: number; cursor?: string }): Promise<NoteListPage> {

@@ -20,5 +20,5 @@ export {
   pgIdentifier,
   withPgTransaction,
 } from "./pool.js";
-export { toPgTsQuery } from "./search.js";
+export { PgCommonWords, type PgSearchColumn, pgSearchWords, toPgTsQuery } from "./search.js";
 export { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "./testing.js";

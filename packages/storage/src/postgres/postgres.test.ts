@@ -4,7 +4,7 @@ import { MigrationError } from "../migrate.js";
 import { PG_IDEMPOTENCY_INDEX_SQL, PG_IDEMPOTENCY_TABLE_SQL, runIdempotentPg } from "./idempotency.js";
 import { checkPgSchemas, readPgSchemaVersions, runPgMigrations } from "./migrate.js";
 import { withPgTransaction } from "./pool.js";
-import { toPgTsQuery } from "./search.js";
+import { PgCommonWords, toPgTsQuery } from "./search.js";
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "./testing.js";
 
 const reachable = await pgReachable();
@@ -58,6 +58,34 @@ describe.skipIf(!reachable)("PostgreSQL helpers", () => {
     }
     expect(toPgTsQuery("🎉 ***")).toBeUndefined();
     expect(toPgTsQuery("Milk eggs")).toBe("milk:* & eggs:*");
+  });
+
+  it("common words come from the column's statistics: none before ANALYZE, then those starting lexemes in more than minRows rows", async () => {
+    const pool = db.pool();
+    await pool.query("CREATE TABLE docs (id SERIAL PRIMARY KEY, search TSVECTOR NOT NULL)");
+    // Every row has "status"; one in ten "statistics"; one row "stats"; "rare" in one row.
+    await pool.query(
+      `INSERT INTO docs (search)
+       SELECT to_tsvector('simple', 'status' || CASE WHEN i % 10 = 0 THEN ' statistics' ELSE '' END
+                                    || CASE WHEN i = 7 THEN ' stats rare' ELSE '' END)
+       FROM generate_series(1, 3000) AS i`,
+    );
+    const where = { table: "docs", column: "search", vector: "to_tsvector('simple', w.word)" };
+    const words = ["status", "statistics", "stat", "rare", "Nothing"];
+    expect(await new PgCommonWords(where).among(pool, words)).toEqual(new Set());
+    await pool.query("ANALYZE docs");
+    // Prefixes count every lexeme they start: "stat" is in 3,000 rows, "statistics" in 300.
+    expect(await new PgCommonWords(where).among(pool, words)).toEqual(new Set(["status", "stat"]));
+    expect(await new PgCommonWords(where, { minRows: 200 }).among(pool, words)).toEqual(
+      new Set(["status", "statistics", "stat"]),
+    );
+    // Answers are kept: a word asked again is not looked up again until its time runs out.
+    const kept = new PgCommonWords(where, { ttlMs: 60_000 });
+    expect(await kept.among(pool, ["status"])).toEqual(new Set(["status"]));
+    const forgotten = await pool.query("DELETE FROM pg_catalog.pg_statistic WHERE starelid = 'docs'::regclass");
+    expect(forgotten.rowCount).toBeGreaterThan(0);
+    expect(await new PgCommonWords(where).among(pool, ["status"])).toEqual(new Set());
+    expect(await kept.among(pool, ["status"])).toEqual(new Set(["status"]));
   });
 });
 

@@ -3,11 +3,12 @@ import { checkIdempotencyRetention, encodeCursor } from "@toolshed/storage";
 import {
   openPostgresStore,
   type PgClient,
+  PgCommonWords,
   type PgPool,
   type PostgresStoreConnection,
   type PostgresStoreOptions,
+  pgSearchWords,
   runIdempotentPg,
-  toPgTsQuery,
   withPgTransaction,
 } from "@toolshed/storage/postgres";
 import { commentsCursorPosition } from "../comments-cursor.js";
@@ -63,7 +64,9 @@ const HEADLINE_OPTIONS = "StartSel=**, StopSel=**, MaxWords=16, MinWords=8, Shor
 // Ranking reads every match (its tsvector and its row): a word in 400,000 tickets took about a
 // second. So, as the SQLite store does for common words, a query that finds a full page among
 // the newest tickets is answered newest first from them, and a ranked query ranks at most
-// RANKED_CAP matches. A table no bigger than the window is always ranked.
+// RANKED_CAP matches: first tickets with every word whole, then (to fill the page) tickets with
+// them as word starts, common words kept whole (see PgCommonWords). A table no bigger than the
+// window is always ranked.
 const NEWEST_WINDOW = 4000;
 const RANKED_CAP = 1000;
 const STATUS_FILTER = "($2 = 'any' OR t.status = $2)";
@@ -81,21 +84,30 @@ const RANKED_HITS = `
     FROM (
       SELECT t.*, q.q FROM tickets AS t, q
         WHERE t.search @@ q.q AND ${STATUS_FILTER}
+          AND ($5::text IS NULL OR NOT t.search @@ to_tsquery('${TICKETS_TS_CONFIG}', ${TICKETS_FOLD_FUNCTION}($5)))
         LIMIT ${RANKED_CAP}) AS m
     ORDER BY rank DESC, m.num
     LIMIT $3`;
 
-/** One page of search hits; ts_headline parses the body, so only the returned rows pay for it. */
-function searchSql(hits: string, order: string): string {
+/**
+ * One page of search hits; ts_headline parses the body, so only the returned rows pay for it.
+ * $1 is the query, $2 the status, $3 the limit; a ranked page marks the words of $4 (every word
+ * as a prefix) and leaves out tickets matching $5 (the whole words, when filling after them), or none.
+ */
+function searchSql(hits: string, order: string, marks: string): string {
   return `WITH q AS (SELECT ${TS_QUERY} AS q), hits AS (${hits})
     SELECT hits.num, hits.title, hits.status, hits.priority, hits.updated_at, hits.body,
-           ts_headline('${TICKETS_TS_CONFIG}', hits.body, q.q, '${HEADLINE_OPTIONS}') AS snippet
+           ts_headline('${TICKETS_TS_CONFIG}', hits.body, ${marks}, '${HEADLINE_OPTIONS}') AS snippet
       FROM hits, q
       ORDER BY ${order}`;
 }
 
-const NEWEST_SEARCH_SQL = searchSql(NEWEST_HITS, "hits.num DESC");
-const RANKED_SEARCH_SQL = searchSql(RANKED_HITS, "hits.rank DESC, hits.num");
+const NEWEST_SEARCH_SQL = searchSql(NEWEST_HITS, "hits.num DESC", "q.q");
+const RANKED_SEARCH_SQL = searchSql(
+  RANKED_HITS,
+  "hits.rank DESC, hits.num",
+  `to_tsquery('${TICKETS_TS_CONFIG}', ${TICKETS_FOLD_FUNCTION}($4))`,
+);
 
 function clamp(value: number, max: number): number {
   return Math.min(max, Math.max(1, Math.floor(Number.isFinite(value) ? value : max)));
@@ -112,6 +124,11 @@ export class PostgresTicketsStore implements TicketsStore {
   readonly #release: () => Promise<void>;
   readonly #now: () => Date;
   readonly #retentionMs: number;
+  readonly #commonWords = new PgCommonWords({
+    table: "tickets",
+    column: "search",
+    vector: `to_tsvector('${TICKETS_TS_CONFIG}', ${TICKETS_FOLD_FUNCTION}(w.word))`,
+  });
 
   /** This store's tables, for checking a database's versions before any store opens it. */
   static readonly schema = { scope: TICKETS_MIGRATION_SCOPE, migrations: TICKETS_PG_MIGRATIONS };
@@ -142,15 +159,33 @@ export class PostgresTicketsStore implements TicketsStore {
     status: TicketStatus | "any";
     limit: number;
   }): Promise<TicketSearchHit[]> {
-    const tsquery = toPgTsQuery(query.text);
-    if (tsquery === undefined) return [];
+    const words = pgSearchWords(query.text);
+    if (words.length === 0) return [];
     const limit = clamp(query.limit, MAX_TICKETS_PAGE);
-    const params = [tsquery, query.status, limit];
+    const everyStart = words.map((w) => `${w}:*`).join(" & ");
     type HitRow = SummaryRow & { body: string; snippet: string };
+    const toHit = (row: HitRow) => ({ ...toSummary(row), snippet: withEllipses(row.snippet, row.body) });
     // A full page among the newest tickets: the query is common, answered newest first.
-    let { rows } = await this.#pool.query<HitRow>(NEWEST_SEARCH_SQL, params);
-    if (rows.length < limit) ({ rows } = await this.#pool.query<HitRow>(RANKED_SEARCH_SQL, params));
-    return rows.map((row) => ({ ...toSummary(row), snippet: withEllipses(row.snippet, row.body) }));
+    const newest = await this.#pool.query<HitRow>(NEWEST_SEARCH_SQL, [everyStart, query.status, limit]);
+    if (newest.rows.length >= limit) return newest.rows.map(toHit);
+    // Every word whole, ranked; then, to fill the page, word starts (common words kept whole).
+    const whole = words.join(" & ");
+    const { rows } = await this.#pool.query<HitRow>(RANKED_SEARCH_SQL, [whole, query.status, limit, everyStart, null]);
+    if (rows.length < limit) {
+      const common = await this.#commonWords.among(this.#pool, words);
+      const starts = words.map((w) => (common.has(w) ? w : `${w}:*`)).join(" & ");
+      if (starts !== whole) {
+        const more = await this.#pool.query<HitRow>(RANKED_SEARCH_SQL, [
+          starts,
+          query.status,
+          limit - rows.length,
+          everyStart,
+          whole,
+        ]);
+        rows.push(...more.rows);
+      }
+    }
+    return rows.map(toHit);
   }
 
   async getTicket(
