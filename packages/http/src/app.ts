@@ -3,7 +3,7 @@ import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { CancelledError } from "@toolshed/errors";
 import type { AuthInfo, Logger, Pack, TextFormat } from "@toolshed/schema";
 import { type CanAccess, type ChangeBus, createLogger, createServer, type ToolshedServer } from "@toolshed/server";
-import { insufficientScopeError } from "@toolshed/server/internal";
+import { DEFAULT_MAX_BATCH_BYTES, insufficientScopeError } from "@toolshed/server/internal";
 import { createAuthenticator, type JwtOptions } from "./auth.js";
 import { type CorsOptions, corsPolicy } from "./cors.js";
 import { createDispatcher } from "./dispatcher.js";
@@ -81,9 +81,11 @@ export interface HttpAppOptions {
    */
   maxBatchBytes?: number;
   /**
-   * node:http listener: a connection whose client has not taken its answer this long after it was
-   * written (or, on an SSE stream, has not drained a write) is closed and logged (default 30 000 ms;
-   * 0 turns it off).
+   * A connection whose client has not taken its answer this long after it was written (or, on an
+   * SSE stream, has not drained a write) is closed and logged (default 30 000 ms; 0 turns it off).
+   * The node:http listener watches the socket; the Fetch handler watches the host taking the body's
+   * chunks (a JSON answer over 64 KiB goes out in chunks), which works on hosts that wait for the
+   * client before taking more, as @hono/node-server does.
    */
   writeTimeoutMs?: number;
   /** Requests per minute per token, or per address without one (default 600; 0 = off). */
@@ -177,6 +179,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         server,
         logger,
         maxBodyBytes,
+        maxBatchBytes: options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES,
         idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_MS,
         ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
         ...(options.sessionsPerClient === undefined ? {} : { sessionsPerClient: options.sessionsPerClient }),
@@ -237,7 +240,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
 
   return {
-    fetch: createFetchHandler(pipeline),
+    fetch: createFetchHandler(pipeline, {
+      logger,
+      ...(options.writeTimeoutMs === undefined ? {} : { writeTimeoutMs: options.writeTimeoutMs }),
+    }),
     nodeListener: createNodeListener(pipeline, {
       logger,
       ...(options.writeTimeoutMs === undefined ? {} : { writeTimeoutMs: options.writeTimeoutMs }),

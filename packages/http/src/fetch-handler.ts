@@ -1,5 +1,7 @@
-import { whenBodyDone } from "./body-done.js";
-import { type Exchange, toResponse } from "./exchange.js";
+import type { Logger } from "@toolshed/schema";
+import { jsonBody, type SlowReaderGuard, whenBodyDone } from "./body-done.js";
+import type { Exchange, HttpAnswer } from "./exchange.js";
+import { DEFAULT_WRITE_TIMEOUT_MS } from "./node-listener.js";
 import type { Pipeline } from "./pipeline.js";
 import { readBody } from "./wire.js";
 
@@ -54,11 +56,53 @@ class FetchExchange implements Exchange {
   }
 }
 
+export interface FetchHandlerOptions {
+  /**
+   * A chunk of the answer the host has not taken from the body this long (ms) stops the body, so
+   * the host closes the connection, and is logged (default 30 000; 0 turns it off). It works with
+   * hosts that wait for the client before taking more, as @hono/node-server does.
+   */
+  writeTimeoutMs?: number;
+  logger?: Pick<Logger, "warn">;
+}
+
 /** The pipeline as a Fetch handler, `(request) => Promise<Response>`: Hono, Bun, Deno, workers. */
-export function createFetchHandler(pipeline: Pipeline): (request: Request, env?: FetchEnv) => Promise<Response> {
+export function createFetchHandler(
+  pipeline: Pipeline,
+  options: FetchHandlerOptions = {},
+): (request: Request, env?: FetchEnv) => Promise<Response> {
+  const timeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
   return async (request, env) => {
-    const handled = await pipeline.handle(new FetchExchange(request, env));
-    const response = toResponse(handled.answer);
-    return whenBodyDone(response, () => handled.sent(response.status));
+    const exchange = new FetchExchange(request, env);
+    const handled = await pipeline.handle(exchange);
+    const guard: SlowReaderGuard | undefined =
+      timeoutMs > 0
+        ? {
+            timeoutMs,
+            cutOff() {
+              options.logger?.warn(
+                { timeoutMs, address: exchange.address },
+                `closed a connection whose client did not read its answer within ${timeoutMs} ms`,
+              );
+            },
+          }
+        : undefined;
+    const { response, streamed } = toGuardedResponse(handled.answer, guard !== undefined);
+    // Small answers fit the socket's buffers: only streams are watched.
+    return whenBodyDone(response, () => handled.sent(response.status), streamed ? guard : undefined);
   };
+}
+
+/** The answer as a Response; a large JSON body in chunks, so the guard can see the client stop. */
+function toGuardedResponse(answer: HttpAnswer, guarded: boolean): { response: Response; streamed: boolean } {
+  if (answer instanceof Response) {
+    const sse = answer.headers.get("content-type")?.startsWith("text/event-stream") === true;
+    return { response: answer, streamed: sse };
+  }
+  const headers: Record<string, string> = { ...answer.headers };
+  if (answer.json === undefined)
+    return { response: new Response(null, { status: answer.status, headers }), streamed: false };
+  headers["content-type"] = "application/json";
+  const body = jsonBody(answer.json, guarded);
+  return { response: new Response(body, { status: answer.status, headers }), streamed: typeof body !== "string" };
 }

@@ -1,9 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, Logger } from "@toolshed/schema";
 import { JsonRpcCode, type ToolshedServer } from "@toolshed/server";
 import type { Charge } from "./admission.js";
+import { BatchBudget } from "./batch-budget.js";
 import { whenBodyDone } from "./body-done.js";
 import type { Exchange } from "./exchange.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
@@ -16,6 +22,8 @@ export interface SessionsOptions {
   server: ToolshedServer;
   logger: Logger;
   maxBodyBytes: number;
+  /** Largest JSON answer to one batch in bytes, as in stateless mode; 0: no limit. */
+  maxBatchBytes: number;
   /** A session with no request for this long is closed (ms). */
   idleTimeoutMs: number;
   /** Open sessions at most; more are refused with 503 until some close. */
@@ -50,6 +58,8 @@ interface Session {
   lastSeen: number;
   /** Requests and SSE streams open on it right now. */
   active: number;
+  /** The budget of the batch each unanswered request of a batch belongs to, by request id. */
+  batches: Map<string | number, { budget: BatchBudget; request: JSONRPCRequest }>;
 }
 
 const missingSession = () =>
@@ -138,6 +148,11 @@ export class Sessions {
     }
     const found = this.#lookup(ex, owner);
     if (found instanceof Response) return found;
+    if (calls > 1 && this.#options.maxBatchBytes > 0) {
+      // The transport frames each answer as it is sent; the budget decides what it sends.
+      const budget = new BatchBudget(this.#options.maxBatchBytes);
+      for (const m of messages) if (isJSONRPCRequest(m)) found.batches.set(m.id, { budget, request: m });
+    }
     return this.#forward(found, () => found.transport.handleRequest(request, options));
   }
 
@@ -172,7 +187,14 @@ export class Sessions {
         { "Retry-After": "60" },
       );
     }
-    const session: Session = { transport: undefined as never, owner, client, lastSeen: Date.now(), active: 0 };
+    const session: Session = {
+      transport: undefined as never,
+      owner,
+      client,
+      lastSeen: Date.now(),
+      active: 0,
+      batches: new Map(),
+    };
     // Counted against the cap from now on: as opening until initialized, then as open.
     this.#opening++;
     let opening = true;
@@ -197,6 +219,8 @@ export class Sessions {
     });
     session.transport = transport;
     transport.onclose = () => this.#forget(session, "session closed");
+    const send = transport.send.bind(transport);
+    transport.send = (message, sendOptions) => send(withinBatch(session, message), sendOptions);
     this.#clientSessions(client).add(session);
     try {
       await this.#options.server.connect(transport, { onToolOutcome: recordOutcome });
@@ -301,6 +325,17 @@ export class Sessions {
     this.#sessions.clear();
     this.#byClient.clear();
   }
+}
+
+/** An answer to a request of a batch, or its replacement once the batch's answers are too large. */
+function withinBatch(session: Session, message: JSONRPCMessage): JSONRPCMessage {
+  if (session.batches.size === 0 || !("id" in message) || "method" in message) return message;
+  const id = message.id;
+  if (id === undefined) return message;
+  const entry = session.batches.get(id);
+  if (entry === undefined) return message;
+  session.batches.delete(id);
+  return entry.budget.fit(message, entry.request) as JSONRPCMessage;
 }
 
 /**

@@ -3,7 +3,6 @@ import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/t
 import type { AuthInfo } from "@toolshed/schema";
 import { JsonRpcCode, type TraceContextCarrier } from "@toolshed/server";
 import {
-  batchTooLarge,
   checkJsonRpcMessage,
   DEFAULT_MAX_BATCH_BYTES,
   isModernRequest,
@@ -12,6 +11,7 @@ import {
   parseJsonRpcText,
 } from "@toolshed/server/internal";
 import type { Charge } from "./admission.js";
+import { BatchBudget } from "./batch-budget.js";
 import type { Cancellation } from "./cancellation.js";
 import type { Answer, CallContext, Dispatch } from "./dispatcher.js";
 import type { JsonAnswer } from "./exchange.js";
@@ -186,45 +186,6 @@ export async function answerStatelessPost(
   }
   const budget = batch ? new BatchBudget(options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES) : undefined;
   return sseAnswer(requests, errors, (m, notify) => options.dispatch(m, withNotify(ctx, notify)), cancel, budget);
-}
-
-/**
- * The bytes left for one batch's answers. Answers are taken in request order; one that does not
- * fit is replaced by a small error for that call (a `too_large` tool error for tools/call, the
- * JSON-RPC error -32603 otherwise), so a small request cannot build an answer of any size.
- */
-class BatchBudget {
-  #left: number;
-  readonly #limit: number;
-
-  constructor(limit: number) {
-    this.#limit = limit;
-    // The brackets of the array.
-    this.#left = limit > 0 ? limit - 2 : Number.POSITIVE_INFINITY;
-  }
-
-  /** The answer's JSON, or its replacement's when it does not fit. */
-  take(answer: unknown, request?: JSONRPCRequest): string {
-    let text = JSON.stringify(answer);
-    // length <= bytes <= 3 * length: measure exactly only when it matters.
-    const size = text.length * 3 < this.#left ? text.length : Buffer.byteLength(text);
-    if (size + 1 <= this.#left || request === undefined) {
-      this.#left -= size + 1;
-      return text;
-    }
-    text = JSON.stringify(tooLargeAnswer(request, size, this.#limit));
-    this.#left -= text.length + 1;
-    return text;
-  }
-}
-
-function tooLargeAnswer(request: JSONRPCRequest, size: number, limit: number): Answer {
-  const name = (request.params as { name?: unknown } | undefined)?.name;
-  if (request.method === "tools/call" && typeof name === "string") {
-    return { jsonrpc: "2.0", id: request.id, result: batchTooLarge(name, size, limit) };
-  }
-  const message = `Result too large: the answer to this batch would exceed ${limit} bytes with this ${request.method} result (about ${size} bytes); send it again on its own or in a smaller batch`;
-  return { jsonrpc: "2.0", id: request.id, error: { code: JsonRpcCode.InternalError, message } };
 }
 
 /** A 403 insufficient_scope answer, counted. */

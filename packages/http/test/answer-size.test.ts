@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect as tcpConnect } from "node:net";
+import { getRequestListener } from "@hono/node-server";
 import { definePack, defineTool } from "@toolshed/schema";
 import { MCP_HEADERS } from "@toolshed/test-support";
 import { afterEach, describe, expect, it } from "vitest";
@@ -114,6 +115,47 @@ describe("answer size (issue 18.1)", () => {
     }
   });
 
+  it("session mode: a batch of 100 get_note answers at most 16 MiB too, over its SSE stream", async () => {
+    const made = app({ sessions: true });
+    const init = await made.fetch(
+      post({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+      }),
+    );
+    expect(init.status).toBe(200);
+    await init.text();
+    const session = init.headers.get("mcp-session-id") ?? "";
+    const inSession = (body: unknown) =>
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { ...MCP_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify(body),
+      });
+    expect((await made.fetch(inSession({ jsonrpc: "2.0", method: "notifications/initialized" }))).status).toBe(202);
+    const created = await made.fetch(inSession(rpc(1, "create_note", { title: "control", body: CONTROL_BODY })));
+    await created.text();
+    const res = await made.fetch(inSession(batchOf(100)));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const text = await res.text();
+    // The SSE framing adds some bytes per event around the 16 MiB of answers.
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(16 * MiB + 100 * 100);
+    const answers = text
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as RpcAnswer);
+    expect(answers.map((a) => a.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 2));
+    const served = answers.filter((a) => !a.result.isError);
+    expect(served).toHaveLength(12);
+    for (const a of served) expect(a.result.structuredContent?.body).toBe(CONTROL_BODY);
+    for (const a of answers.filter((x) => x.result.isError)) {
+      expect(a.result.content[0]?.text).toContain("the answer to this batch would exceed 16777216 bytes");
+    }
+  });
+
   it("one result over the per-result cap is a tool error the model can act on", async () => {
     const made = app({ maxResultBytes: MiB });
     await withControlNote(made);
@@ -171,4 +213,48 @@ describe("clients that do not read their answers (issue 18.1)", () => {
     expect(open).toBe(0);
     expect(made.inFlight).toBe(0);
   }, 20_000);
+
+  it("Fetch handler on @hono/node-server: the body stops when the client does not take it within the write timeout, and it is logged", async () => {
+    const lines: Captured[] = [];
+    const made = app({ maxBatchBytes: 64 * MiB, writeTimeoutMs: 500, logger: capturingLogger(lines) });
+    await withControlNote(made);
+    const server = createServer(getRequestListener((request) => made.fetch(request)));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const body = JSON.stringify(batchOf(30));
+    const socket = tcpConnect(port, "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", resolve));
+    const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+        `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    socket.pause();
+    const warning = "closed a connection whose client did not read its answer within 500 ms";
+    const deadline = performance.now() + 10_000;
+    while (!lines.some((l) => l.msg === warning) && performance.now() < deadline) await sleep(50);
+    let open = await connections();
+    for (let i = 0; i < 40 && open > 0; i++) {
+      await sleep(50);
+      open = await connections();
+    }
+    socket.destroy();
+    expect(lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([warning]);
+    expect(open).toBe(0);
+    expect(made.inFlight).toBe(0);
+  }, 20_000);
+
+  it("Fetch handler: a client that reads gets the whole large answer, in chunks, with nothing logged", async () => {
+    const lines: Captured[] = [];
+    const made = app({ maxBatchBytes: 64 * MiB, writeTimeoutMs: 500, logger: capturingLogger(lines) });
+    await withControlNote(made);
+    const response = await made.fetch(post(batchOf(5)));
+    expect(response.headers.get("content-type")).toBe("application/json");
+    const answers = (await response.json()) as RpcAnswer[];
+    expect(answers.map((a) => a.id)).toEqual([2, 3, 4, 5, 6]);
+    expect(answers.every((a) => !a.result.isError)).toBe(true);
+    await sleep(600);
+    expect(lines.filter((l) => l.level === "warn")).toEqual([]);
+  });
 });

@@ -23,6 +23,7 @@ import { createLogger } from "./logger.js";
 import { principalOf, RequestStateCodec } from "./request-state.js";
 import { runTool } from "./run-tool.js";
 import { Runtime } from "./runtime.js";
+import { hintUnknownTools } from "./unknown-tool-hint.js";
 
 // SDK v2 (@modelcontextprotocol/server 2.x) is an optional peer: nothing here imports it, so users
 // of SDK 1.x need not install it. What this file uses of it is described structurally below.
@@ -90,6 +91,7 @@ export function attachPackV2(mcp: V2McpServer, pack: Pack, options: AttachPackOp
     state: new RequestStateCodec({ ...options.requestState, secret }),
   };
   for (const tool of pack.tools) registerTool(binding, tool);
+  hintUnknownTools(mcp, "error");
   for (const resource of pack.resources) {
     const onRead = (uri: URL, ctx: V2Context) => read(binding, uri, ctx);
     mcp.registerResource(resource.name, resource.uri, resourceConfig(resource, pack), onRead as never);

@@ -16,6 +16,7 @@ import { createLogger } from "./logger.js";
 import type { RequestStateOptions } from "./request-state.js";
 import { runTool } from "./run-tool.js";
 import { Runtime } from "./runtime.js";
+import { hintUnknownTools } from "./unknown-tool-hint.js";
 
 export interface AttachPackOptions {
   logger?: Logger;
@@ -72,7 +73,7 @@ function context(
  * results, checked output, invalid-argument hints, tool errors, masking, retry classes, batches),
  * and publish createServer's schemas with the SDK's draft-07 `$schema` key (C5). What the
  * McpServer owns stays the SDK's: unknown tools answered as isError results instead of JSON-RPC
- * -32602 (C12).
+ * -32602 (C12), though with the closest tool names, as createServer gives them.
  *
  * `requiredScopes` (the pack's and each definition's) are enforced where the request carries
  * credentials (`authInfo`, from an authenticating transport): a tool call whose token lacks a scope
@@ -95,6 +96,7 @@ export function attachPack(mcpServer: McpServer | V2McpServer, pack: Pack, optio
   // Resource and prompt handlers are shared with the runtime, so they fail the same way.
   const runtime = new Runtime({ packs: [pack], logger, textFormat: options.textFormat });
   for (const tool of pack.tools) registerTool(mcpServer, tool, logger, options, runtime);
+  hintUnknownTools(mcpServer, "result");
 
   for (const resource of pack.resources) {
     const meta: Record<string, unknown> = { description: resource.description };

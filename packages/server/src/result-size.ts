@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError, toolErrorResult } from "@toolshed/errors";
+import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 
 /** Largest JSON of one tool result, in bytes (4 MiB); a larger one becomes a `too_large` tool error. */
 export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;
@@ -60,4 +61,16 @@ export function resultTooLarge(toolName: string, size: number, limit: number): C
 export function batchTooLarge(toolName: string, size: number, limit: number): CallToolResult {
   const message = `the answer to this batch would exceed ${limit} bytes with this call's result (about ${size} bytes); the calls before it were answered. Send ${toolName} again on its own or in a smaller batch, or ${ASK_FOR_LESS}`;
   return toolErrorResult(toolName, new ToolError(message, { code: "too_large" }));
+}
+
+/**
+ * The error a resources/read or prompts/get answer larger than the per-result limit becomes:
+ * JSON-RPC -32603 with `data.code` "too_large", saying what to ask for instead.
+ */
+export function answerTooLarge(what: string, size: number, limit: number, instead: string): JsonRpcError {
+  return new JsonRpcError(
+    JsonRpcCode.InternalError,
+    `Result too large: the answer to ${what} is about ${size} bytes, more than the limit of ${limit} bytes for one result; ${instead}`,
+    { code: "too_large", size, limit },
+  );
 }

@@ -7,7 +7,6 @@ import type {
   ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
-  closestToolNames,
   ERROR_META_KEY,
   invalidArgumentsResult,
   isToolError,
@@ -60,8 +59,9 @@ import {
   runChain,
   toolErrorAsProtocolError,
 } from "./middleware.js";
-import { DEFAULT_MAX_RESULT_BYTES, jsonSizeOver, resultTooLarge } from "./result-size.js";
+import { answerTooLarge, DEFAULT_MAX_RESULT_BYTES, jsonSizeOver, resultTooLarge } from "./result-size.js";
 import { type CallOutcome, type CancelSignal, outcomeOf, runTool } from "./run-tool.js";
+import { unknownToolMessage } from "./unknown-tool-hint.js";
 
 /** What a tools/call ended as: the outcome class, or `input_required` (a 2026-07-28 round that asks the client). */
 export type ToolCallOutcome = CallOutcome | "input_required";
@@ -83,8 +83,9 @@ export interface RuntimeOptions {
   /** Server-wide call timeout in ms (default 30 000); a tool's own timeout wins. 0 turns it off. */
   timeoutMs?: number;
   /**
-   * Largest JSON of one tool result in bytes (default 4 MiB, DEFAULT_MAX_RESULT_BYTES); a larger one
-   * is answered with a `too_large` tool error instead. 0 turns the check off.
+   * Largest JSON of one tool result, resources/read or prompts/get answer in bytes (default 4 MiB,
+   * DEFAULT_MAX_RESULT_BYTES); a larger tool result is answered with a `too_large` tool error, a
+   * larger read or prompt with JSON-RPC -32603 (`data.code` "too_large"). 0 turns the check off.
    */
   maxResultBytes?: number;
   /** Whether a request with these credentials is limited to read-only tools (C14). */
@@ -352,13 +353,13 @@ export class Runtime {
     const access = tool === undefined ? ACCESS_OK : this.#accessTo(base.authInfo, tool);
     if (!tool || (!access.ok && access.hidden)) {
       // Names this caller can see only: a hidden tool is not even a "closest" match.
-      const closest = closestToolNames(
-        name,
-        this.listTools(view, base.authInfo).map((t) => t.name),
-        3,
+      throw new JsonRpcError(
+        JsonRpcCode.InvalidParams,
+        unknownToolMessage(
+          name,
+          this.listTools(view, base.authInfo).map((t) => t.name),
+        ),
       );
-      const hint = closest.length > 0 ? `. Closest tools: ${closest.join(", ")}` : "; this server has no tools";
-      throw new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown tool: ${name}${hint}`);
     }
     if (!access.ok) throw insufficientScopeError(`tools/call ${name}`, access, base.authInfo);
     const started = performance.now();
@@ -532,6 +533,24 @@ export class Runtime {
    * whose scopes its token lacks is -32003.
    */
   async readResource(uri: string, ctx: RequestContext, frame?: MiddlewareFrame): Promise<ReadResourceResult> {
+    return this.#capped(
+      `resources/read ${uri}`,
+      await this.#readResource(uri, ctx, frame),
+      "read a narrower resource (a template with a smaller page or range) or raise the server's result limit",
+    );
+  }
+
+  /** A read or prompt answer within the per-result limit; else the error saying what to ask instead. */
+  #capped<T>(what: string, answer: T, instead: string): T {
+    const maxBytes = this.#options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    if (maxBytes > 0) {
+      const size = jsonSizeOver(answer, maxBytes);
+      if (size !== undefined) throw answerTooLarge(what, size, maxBytes, instead);
+    }
+    return answer;
+  }
+
+  async #readResource(uri: string, ctx: RequestContext, frame?: MiddlewareFrame): Promise<ReadResourceResult> {
     const found = this.#findResource(uri, ctx.authInfo);
     if (found === undefined || found === HIDDEN) {
       const forms: string[] = [];
@@ -612,6 +631,20 @@ export class Runtime {
 
   /** prompts/get for the caller in `ctx.authInfo` (hidden prompts are unknown; missing scopes -32003). */
   async getPrompt(
+    name: string,
+    args: unknown,
+    ctx: RequestContext,
+    frame?: MiddlewareFrame,
+    round?: InputRound,
+  ): Promise<GetPromptResult> {
+    return this.#capped(
+      `prompts/get ${name}`,
+      await this.#getPrompt(name, args, ctx, frame, round),
+      "get it again with arguments that select less, or raise the server's result limit",
+    );
+  }
+
+  async #getPrompt(
     name: string,
     args: unknown,
     ctx: RequestContext,

@@ -738,13 +738,15 @@ describe("an SDK 1.x client against the v2 McpServer (2025, stateless HTTP)", ()
 });
 
 describe("known differences from createServer (the v2 McpServer owns these)", () => {
-  it("C12: an unknown tool is -32602 with v2's own message (no closest names)", async () => {
-    const error = (await clients.modern
-      .callTool({ name: "get_nots", arguments: {} })
-      .catch((e: unknown) => e)) as ProtocolError;
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect(error.code).toBe(-32602);
-    expect(error.message).toBe("Tool get_nots not found");
+  it("C12 holds: an unknown tool is -32602 naming the closest tools, as createServer answers, in both eras", async () => {
+    for (const client of [clients.modern, clients.legacy]) {
+      const error = (await client
+        .callTool({ name: "get_nots", arguments: {} })
+        .catch((e: unknown) => e)) as ProtocolError;
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect(error.code).toBe(-32602);
+      expect(error.message).toMatch(/^Unknown tool: get_nots\. Closest tools: get_note, [a-z_]+, [a-z_]+$/);
+    }
   });
 
   it("2025 clients get -32602 for a missing resource too (createServer answers them -32002)", async () => {

@@ -375,12 +375,12 @@ describe("attachPack: resources, prompts, completion", () => {
 
 describe("attachPack: known differences from createServer (the McpServer owns these)", () => {
   // C6 holds on 1.x too: see validation-texts.test.ts.
-  it("C12 differs: an unknown tool is an isError result, not JSON-RPC -32602", async () => {
-    const result = await call("nope_tool");
-    expect(result).toEqual({
-      content: [{ type: "text", text: "MCP error -32602: Tool nope_tool not found" }],
-      isError: true,
-    });
+  it("C12 differs: an unknown tool is an isError result, not JSON-RPC -32602, naming the closest tools as createServer does", async () => {
+    const result = await call("get_notes");
+    expect(result).toEqual({ content: [{ type: "text", text: expect.any(String) }], isError: true });
+    expect((result.content as { text: string }[])[0]?.text).toMatch(
+      /^Unknown tool: get_notes\. Closest tools: get_note, [a-z_]+, [a-z_]+$/,
+    );
   });
 
   it("C5 differs only by the SDK's draft-07 $schema key on createServer's schemas", async () => {
