@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHttpApp, type HttpApp, type HttpAppOptions, HttpConfigError, type RateLimiter } from "@toolshed/http";
-import { checkAuthConfigured } from "@toolshed/http/internal";
+import { checkAuthConfigured, checkHostAndOrigin, resolveOriginPolicy } from "@toolshed/http/internal";
 import { DatabaseConnectError, openPacks, PackConfigError } from "@toolshed/packs";
 import { type OpenTelemetry, startOpenTelemetry } from "@toolshed/packs/telemetry";
 import type { Logger, Pack } from "@toolshed/schema";
@@ -136,8 +136,9 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
     // Like /readyz it takes no token; --metrics-port moves it off the public port.
     prometheus && options.metricsPort === undefined
       ? (req, res) => {
-          if (isMetricsRequest(req)) prometheus.handle(req, res);
-          else if (http) http.nodeListener(req, res);
+          if (isMetricsRequest(req)) {
+            if (metricsAllowed(req, res, host, options)) prometheus.handle(req, res);
+          } else if (http) http.nodeListener(req, res);
           else startingUp(req, res);
         }
       : (req, res) => (http ? http.nodeListener(req, res) : startingUp(req, res)),
@@ -153,7 +154,10 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
   let metricsPort = port;
   if (prometheus && options.metricsPort !== undefined) {
     metricsServer = createServer((req, res) => {
-      if (isMetricsRequest(req)) return prometheus.handle(req, res);
+      if (isMetricsRequest(req)) {
+        if (metricsAllowed(req, res, host, options)) prometheus.handle(req, res);
+        return;
+      }
       res
         .writeHead(404, { "content-type": "text/plain; charset=utf-8" })
         .end(`Not Found: this port serves only GET ${METRICS_PATH}\n`);
@@ -303,6 +307,31 @@ function jwksLimitsOf(options: StartHttpServerOptions): { jwks?: NonNullable<Htt
     ...(options.jwksMaxBytes === undefined ? {} : { maxBytes: options.jwksMaxBytes }),
   };
   return Object.keys(jwks).length > 0 ? { jwks } : {};
+}
+
+/**
+ * /metrics gets the Host and Origin checks of /mcp (DNS rebinding: a page must not read it
+ * through a loopback server either), on the port it was asked on. False when refused (answered).
+ */
+function metricsAllowed(
+  req: IncomingMessage,
+  res: ServerResponse,
+  host: string,
+  options: Pick<HttpServerConfig, "allowedHosts" | "allowedOrigins">,
+): boolean {
+  const policy = resolveOriginPolicy({
+    host,
+    ...(req.socket.localPort === undefined ? {} : { port: req.socket.localPort }),
+    ...pick(options, ["allowedHosts", "allowedOrigins"]),
+  });
+  // Every value of a repeated header counts, as on /mcp.
+  const headers = { get: (name: string) => req.headersDistinct[name]?.join(", ") ?? null };
+  const refused = checkHostAndOrigin(headers, policy);
+  if (refused === undefined) return true;
+  void refused.text().then((body) => {
+    res.writeHead(refused.status, { "content-type": "application/json" }).end(body);
+  });
+  return false;
 }
 
 function listen(server: Server, port: number, host: string, flag = "--port"): Promise<number> {

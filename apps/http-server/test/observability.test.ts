@@ -145,6 +145,28 @@ describe("--metrics", () => {
     expect((await scrape(new URL("/mcp", metricsUrl).href)).status).toBe(404);
   });
 
+  it("/metrics has the Host and Origin checks of /mcp, on the main port and on --metrics-port (DNS rebinding)", async () => {
+    for (const args of [["--metrics"], ["--metrics-port", "0"]]) {
+      const server = await startServer(["--demo", ...args]);
+      const listening = server.logs().find((l) => l.msg.startsWith("listening"));
+      const url = new URL(listening?.metrics as string);
+      const get = (headers: Record<string, string>) => rawRequest(url.href, { method: "GET", headers });
+      const rebinding = await get({ host: `evil.example:${url.port}`, origin: `http://evil.example:${url.port}` });
+      expect(rebinding.status).toBe(403);
+      expect(JSON.parse(rebinding.text)).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32000, message: `Invalid Host header: evil.example:${url.port}` },
+        id: null,
+      });
+      const page = await get({ host: `127.0.0.1:${url.port}`, origin: "https://evil.example" });
+      expect(page.status).toBe(403);
+      expect(JSON.parse(page.text).error.message).toBe("Invalid Origin header: https://evil.example");
+      const scraper = await get({ host: `localhost:${url.port}` });
+      expect(scraper.status).toBe(200);
+      expect(scraper.headers["content-type"]).toMatch(/^text\/plain/);
+    }
+  });
+
   it("without --metrics, /metrics is 404", async () => {
     const server = await startServer(["--demo"]);
     expect((await scrape(`${server.base}/metrics`)).status).toBe(404);

@@ -3,6 +3,6 @@
  * change in any release.
  */
 export { createAuthenticator } from "./auth.js";
-export { checkAuthConfigured } from "./guards.js";
+export { checkAuthConfigured, checkHostAndOrigin, resolveOriginPolicy } from "./guards.js";
 export { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 export { perLimitRateLimiter } from "./rate-limit.js";

@@ -110,8 +110,13 @@ export class Pipeline {
     if (method === "OPTIONS" && o.cors) return preflight(ex.headers, o.cors, o.policy, ex.url);
     if (path === o.path) return this.#mcp(ex, record, ends);
     const read = method === "GET" || method === "HEAD";
-    if (read && path === HEALTH) return jsonAnswer(200, { status: "ok" });
-    if (read && path === READY) return this.#ready();
+    // Probes and metadata get the Host and Origin checks of /mcp: a rebinding page must not read
+    // /readyz's database state either. On loopback a probe uses a loopback name (or --allowed-hosts).
+    if (read && (path === HEALTH || path === READY)) {
+      const foreign = checkHostAndOrigin(ex.headers, o.policy, ex.url);
+      if (foreign) return foreign;
+      return path === HEALTH ? jsonAnswer(200, { status: "ok" }) : this.#ready();
+    }
     if (read && this.#metadataPaths.has(path) && o.metadata) {
       const foreign = checkHostAndOrigin(ex.headers, o.policy, ex.url);
       if (foreign) return foreign;
