@@ -179,7 +179,11 @@ export class ProtocolCore {
     this.#onToolOutcome = options.onToolOutcome;
     if (options.telemetry !== false) {
       this.#telemetry = new ServerTelemetry((attr, name) =>
-        attr === TelemetryAttr.toolName ? runtime.tools.has(name) : runtime.prompts.has(name),
+        attr === TelemetryAttr.toolName
+          ? runtime.tools.has(name)
+          : attr === TelemetryAttr.methodName
+            ? this.#methods.has(name)
+            : runtime.prompts.has(name),
       );
     }
     this.#serverInfo = { name: info.name, version: info.version };

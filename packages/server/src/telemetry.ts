@@ -20,7 +20,7 @@ import {
 } from "@opentelemetry/api";
 import { ERROR_META_KEY } from "@toolshed/errors";
 import type { Era } from "./era.js";
-import { MetaKey } from "./era.js";
+import { LEGACY_PROTOCOL_VERSIONS, MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
 import { JsonRpcError } from "./jsonrpc-error.js";
 import { outcomeOf } from "./run-tool.js";
 
@@ -136,6 +136,16 @@ export interface TelemetryScope {
   traceContext?: TraceContextCarrier;
 }
 
+/** A metric attribute's value for anything the server does not know (semantic conventions). */
+const OTHER = "_OTHER";
+const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set([...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS]);
+/** Longest client-made string a span name or attribute keeps. */
+const MAX_SPAN_TEXT = 256;
+
+function clip(text: string): string {
+  return text.length <= MAX_SPAN_TEXT ? text : `${text.slice(0, MAX_SPAN_TEXT - 1)}…`;
+}
+
 /** The target of a span name: a tool or prompt name, a resource URI; undefined for other methods. */
 function targetOf(
   method: string,
@@ -207,20 +217,32 @@ export class ServerTelemetry {
         : undefined;
     const target = targetOf(method, params);
     const version = era === "modern" ? meta?.[MetaKey.protocolVersion] : undefined;
-    const metricAttrs: Attributes = { [TelemetryAttr.methodName]: method };
-    if (typeof version === "string") metricAttrs[TelemetryAttr.protocolVersion] = version;
+    // Metric attributes take only values the server knows: a client that makes up method names or
+    // versions would otherwise add a time series with each (the semantic conventions' "_OTHER").
+    const knownMethod = this.#known(TelemetryAttr.methodName, method);
+    const metricAttrs: Attributes = { [TelemetryAttr.methodName]: knownMethod ? method : OTHER };
+    if (typeof version === "string") {
+      metricAttrs[TelemetryAttr.protocolVersion] = SUPPORTED_VERSIONS.has(version) ? version : OTHER;
+    }
     if (target !== undefined && target[0] !== TelemetryAttr.resourceUri && this.#known(target[0], target[1])) {
       metricAttrs[target[0]] = target[1];
     }
     let span: Span | undefined;
     let active: Context | undefined;
     if (tracer !== undefined) {
-      const attributes: Attributes = { ...metricAttrs, [TelemetryAttr.requestId]: String(id) };
-      if (target !== undefined) attributes[target[0]] = target[1];
+      // Span names and attributes keep client-made strings (ids, names, URIs) short: each span is
+      // held until it is exported.
+      const attributes: Attributes = {
+        ...metricAttrs,
+        [TelemetryAttr.requestId]: clip(String(id)),
+      };
+      if (!knownMethod) attributes[TelemetryAttr.methodName] = clip(method);
+      if (typeof version === "string") attributes[TelemetryAttr.protocolVersion] = clip(version);
+      if (target !== undefined) attributes[target[0]] = clip(target[1]);
       if (method === "tools/call") attributes[TelemetryAttr.operationName] = "execute_tool";
       if (scope.sessionId !== undefined) attributes[TelemetryAttr.sessionId] = scope.sessionId;
       const parent = parentContext(meta, scope);
-      const name = target === undefined ? method : `${method} ${target[1]}`;
+      const name = clip(target === undefined ? method : `${method} ${target[1]}`);
       span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
       active = trace.setSpan(parent, span);
     }

@@ -182,6 +182,63 @@ describe.each(ERAS)("era %s", (era) => {
   });
 });
 
+describe("client-made values (issue 36: /metrics cardinality, span sizes)", () => {
+  async function dispatch(method: string, params: Record<string, unknown>, id: string | number = 7) {
+    const scope: CallScope = { signal: new AbortController().signal, logger: logs.logger };
+    return (server as ToolshedServer).core.dispatch({ jsonrpc: "2.0", id, method, params }, scope);
+  }
+
+  it("made-up methods and protocol versions are _OTHER in metrics, so they add no time series", async () => {
+    for (let i = 0; i < 50; i++) {
+      await dispatch(`x/made-up-${i}`, {});
+      await dispatch("tools/list", { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": `v${i}` } });
+    }
+    await dispatch("tools/list", { _meta: MODERN_META });
+    const durations = await collect("mcp.server.operation.duration");
+    const series = durations.map((p) => `${p.attributes["mcp.method.name"]} ${p.attributes["mcp.protocol.version"]}`);
+    expect(new Set(series)).toEqual(new Set(["_OTHER undefined", "tools/list _OTHER", "tools/list 2026-07-28"]));
+    const made = durations.find((p) => p.attributes["mcp.method.name"] === "_OTHER");
+    expect((made?.value as Histogram).count).toBe(50);
+  });
+
+  it("span names and attributes keep at most 256 characters of a client-made id, name, method or version", async () => {
+    const long = "n".repeat(100_000);
+    await dispatch("tools/call", { name: long, arguments: {}, _meta: MODERN_META }, "i".repeat(100_000));
+    await dispatch(`m/${long}`, {});
+    const spans = telemetry.spans.getFinishedSpans();
+    expect(spans).toHaveLength(2);
+    for (const span of spans) {
+      expect(span.name.length).toBeLessThanOrEqual(256);
+      for (const value of Object.values(span.attributes)) expect(String(value).length).toBeLessThanOrEqual(256);
+    }
+    const call = spans.find((s) => s.name.startsWith("tools/call"));
+    expect(call?.attributes["gen_ai.tool.name"]).toBe(`${"n".repeat(255)}…`);
+    expect(call?.attributes["jsonrpc.request.id"]).toMatch(/^i{255}…$/);
+  });
+
+  it("hostile trace context in _meta (a malformed traceparent, 100,000 tracestate and baggage members) is bounded or ignored", async () => {
+    const members = Array.from({ length: 100_000 }, (_, i) => `k${i}=v${i}`).join(",");
+    await dispatch("tools/call", {
+      name: "add",
+      arguments: { a: 1, b: 2 },
+      _meta: { ...MODERN_META, traceparent: TRACEPARENT, tracestate: members, baggage: members },
+    });
+    await dispatch("tools/call", {
+      name: "add",
+      arguments: { a: 1, b: 2 },
+      _meta: { ...MODERN_META, traceparent: `00-${"z".repeat(32)}-${PARENT_SPAN}-01` },
+    });
+    const [hostile, malformed] = spansNamed("tools/call add");
+    // W3C trace context keeps at most 32 tracestate members; the span is parented as asked.
+    expect(hostile?.spanContext().traceId).toBe(TRACE_ID);
+    expect(hostile?.parentSpanContext?.spanId).toBe(PARENT_SPAN);
+    expect(hostile?.spanContext().traceState?.serialize().split(",").length ?? 0).toBeLessThanOrEqual(32);
+    // A traceparent that is not one starts a new trace.
+    expect(malformed?.spanContext().traceId).not.toBe(TRACE_ID);
+    expect(malformed?.parentSpanContext).toBeUndefined();
+  });
+});
+
 describe("options", () => {
   it("tools/list is a span named after the method alone", async () => {
     client = await connectInMemory(server as ToolshedServer);
