@@ -413,12 +413,25 @@ export function renderReport({ machine, options, http, stdio, inp, search, previ
       "",
     );
   }
-  parts.push(driversSection());
+  parts.push(postgresSearchSection(), driversSection());
   if (failures.length > 0) parts.push("## Failures", "", ...failures.map((f) => `- ${f}`), "");
   return `${parts
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trimEnd()}\n`;
+}
+
+// The search benchmark on PostgreSQL needs a database, so run-all does not run it: its last
+// report (docs/benchmarks-search-postgres.md) is carried into every full report.
+function postgresSearchSection() {
+  let report;
+  try {
+    report = readFileSync(new URL("../docs/benchmarks-search-postgres.md", import.meta.url), "utf8");
+  } catch {
+    return "### On PostgreSQL\n\nNot measured yet: `node bench/search.mjs --database-url postgres://…` writes docs/benchmarks-search-postgres.md.\n";
+  }
+  const body = report.replace(/^# .*\n+/, "").replace(/^(#+) /gm, "##$1 ");
+  return `### On PostgreSQL\n\nFrom the last \`node bench/search.mjs --database-url …\` run ([benchmarks-search-postgres.md](benchmarks-search-postgres.md)); \`npm run bench\` does not rerun it.\n\n${body}`;
 }
 
 // bench/drivers.mjs needs the Node 22 and 24 binaries, so run-all does not run it: its last report
