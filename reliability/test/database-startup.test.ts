@@ -238,7 +238,7 @@ describe.each([stdio, http])("$name", ({ expectRefused, serve, otherCanRun }) =>
       const url = `${db.url}?options=${encodeURIComponent(`-c search_path=${db.schema}`)}`;
       await expectRefused(
         ["--database-url", url],
-        `database ${redactDatabaseUrl(url)} has tickets schema version 99, newer than this release knows (3); upgrade Toolshed to a release that knows it, or use another database`,
+        `database ${redactDatabaseUrl(url)} has tickets schema version 99, newer than this release knows (4); upgrade Toolshed to a release that knows it, or use another database`,
       );
       const tables = await db
         .pool()

@@ -1,6 +1,12 @@
 import { classifyError } from "@toolshed/errors";
 import { MigrationError } from "@toolshed/storage";
-import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
+import {
+  createTestSchema,
+  pgReachable,
+  runPgMigrations,
+  TEST_DATABASE_URL,
+  type TestSchema,
+} from "@toolshed/storage/postgres";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NOTES_PG_MIGRATIONS, PostgresNotesStore } from "../src/postgres/index.js";
 import { steppingClock } from "./helpers.js";
@@ -122,6 +128,19 @@ describe.skipIf(!reachable)("PostgresNotesStore", () => {
       expect(await a.getNote("todo")).toMatchObject({ version: 2 });
       await a.close();
       await b.close();
+    });
+
+    it("upgrading a version 3 database rebuilds the search vectors: its notes are found by the parts of ERR-4581", async () => {
+      const pool = db.pool({ max: 2 });
+      await runPgMigrations(pool, "notes", NOTES_PG_MIGRATIONS.slice(0, 3));
+      await pool.query(
+        "INSERT INTO notes (title, body, created_at, updated_at) VALUES ('incident', 'Error code ERR-4581 again', now(), now())",
+      );
+      const store = await PostgresNotesStore.open({ pool });
+      expect((await store.searchNotes("4581", { limit: 5 })).map((h) => h.title)).toEqual(["incident"]);
+      const versions = await pool.query("SELECT max(version) AS v FROM toolshed_migrations WHERE scope = 'notes'");
+      expect(versions.rows[0].v).toBe(NOTES_PG_MIGRATIONS.length);
+      await store.close();
     });
 
     it("snippets mark accented matches and show where a long body was cut", async () => {

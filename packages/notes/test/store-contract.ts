@@ -248,6 +248,19 @@ export function describeNotesStoreContract(label: string, makeStore: () => Promi
         expect(await store.searchNotes("milk", { limit: 2 })).toHaveLength(2);
       });
 
+      it("punctuation splits words: codes, versions, paths, addresses and underscores are found by their parts", async () => {
+        await store.createNote({
+          title: "deploy log",
+          body: "Error code ERR-4581 in v2.18 of api/v3, mail ops@example.com, key max_retries",
+        });
+        for (const query of ["4581", "err 4581", "18", "v2", "v3", "example", "retries", "max"]) {
+          expect(
+            (await store.searchNotes(query, { limit: 10 })).map((h) => h.title),
+            query,
+          ).toEqual(["deploy log"]);
+        }
+      });
+
       it("any text is a safe query: operators and quotes are words, no words finds nothing", async () => {
         for (const query of ['"', 'milk"', "*", "-milk", "milk OR", "NEAR(", "(", "{title}:", "🎉", "", "   "]) {
           const hits = await store.searchNotes(query, { limit: 10 });

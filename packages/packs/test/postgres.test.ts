@@ -96,7 +96,7 @@ describe.skipIf(!reachable)("openPacks on PostgreSQL: versions and read-only dat
     const error = await openPacks({ databaseUrl: db.url, databaseSchema: db.schema }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PackConfigError);
     expect((error as Error).message).toBe(
-      `database ${redactDatabaseUrl(db.url)} (schema ${db.schema}) has tickets schema version 99, newer than this release knows (3); upgrade Toolshed to a release that knows it, or use another database`,
+      `database ${redactDatabaseUrl(db.url)} (schema ${db.schema}) has tickets schema version 99, newer than this release knows (4); upgrade Toolshed to a release that knows it, or use another database`,
     );
     // notes opens first: before the fix its tables were created and committed.
     expect(await tables()).toEqual(["toolshed_migrations"]);

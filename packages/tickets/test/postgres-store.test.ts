@@ -1,6 +1,6 @@
-import { createTestSchema, pgReachable, TEST_DATABASE_URL } from "@toolshed/storage/postgres";
+import { createTestSchema, pgReachable, runPgMigrations, TEST_DATABASE_URL } from "@toolshed/storage/postgres";
 import { describe, expect, it } from "vitest";
-import { PostgresTicketsStore } from "../src/postgres/index.js";
+import { PostgresTicketsStore, TICKETS_PG_MIGRATIONS } from "../src/postgres/index.js";
 import { describeTicketsStoreContract } from "./store-contract.js";
 
 // Under CI=true pgReachable throws instead, so the run fails rather than skipping.
@@ -20,6 +20,23 @@ describe.skipIf(!reachable)("PostgresTicketsStore", { timeout: 30_000 }, () => {
     const db = await createTestSchema();
     const store = await PostgresTicketsStore.open({ pool: db.pool({ max: 4 }) });
     return { store, cleanup: () => db.drop() };
+  });
+
+  it("upgrading a version 3 database rebuilds the search vectors: its tickets are found by the parts of ERR-4581", async () => {
+    const db = await createTestSchema();
+    const pool = db.pool({ max: 2 });
+    try {
+      await runPgMigrations(pool, "tickets", TICKETS_PG_MIGRATIONS.slice(0, 3));
+      await pool.query(
+        "INSERT INTO tickets (title, body, created_at, updated_at) VALUES ('Deploy fails', 'Error code ERR-4581 again', now(), now())",
+      );
+      const store = await PostgresTicketsStore.open({ pool });
+      const hits = await store.searchTickets({ text: "4581", status: "any", limit: 5 });
+      expect(hits.map((h) => h.id)).toEqual(["T-1001"]);
+      await store.close();
+    } finally {
+      await db.drop();
+    }
   });
 
   it("past 4,000 tickets, a word on a full page of the newest is answered newest first; rarer ones stay ranked", async () => {

@@ -141,6 +141,17 @@ export function describeTicketsStoreContract(label: string, makeStore: MakeTicke
         ]);
       });
 
+      it("punctuation splits words: codes, versions, paths, addresses and underscores are found by their parts", async () => {
+        await create("Deploy fails", "Error code ERR-4581 in v2.18 of api/v3, mail ops@example.com, key max_retries");
+        for (const query of ["4581", "err 4581", "18", "v2", "v3", "example", "retries", "max"]) {
+          const hits = await store.searchTickets({ text: query, status: "any", limit: 10 });
+          expect(
+            hits.map((h) => h.id),
+            query,
+          ).toEqual(["T-1004"]);
+        }
+      });
+
       it("filters by status and honours the limit", async () => {
         expect((await store.searchTickets({ text: "dark", status: "open", limit: 10 })).length).toBe(0);
         expect((await store.searchTickets({ text: "dark", status: "closed", limit: 10 })).map((h) => h.id)).toEqual([

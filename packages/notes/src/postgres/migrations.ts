@@ -3,6 +3,9 @@ import { PG_IDEMPOTENCY_INDEX_SQL, PG_IDEMPOTENCY_TABLE_SQL, type PgMigration } 
 /** Text search configuration of the notes: `simple` (no stemming, no stop words) plus accent folding. */
 export const NOTES_TS_CONFIG = "notes_search";
 
+/** SQL function that turns ASCII punctuation into spaces before a text is parsed into words. */
+export const NOTES_WORDS_FUNCTION = "notes_search_words";
+
 /** Append only: a released migration never changes, so older databases upgrade in place. */
 export const NOTES_PG_MIGRATIONS: readonly PgMigration[] = [
   {
@@ -62,5 +65,23 @@ export const NOTES_PG_MIGRATIONS: readonly PgMigration[] = [
     version: 3,
     name: "expiry of idempotency keys",
     up: PG_IDEMPOTENCY_INDEX_SQL,
+  },
+  {
+    version: 4,
+    name: "punctuation splits words",
+    // PostgreSQL's parser kept "ERR-4581" as the words "err" and "-4581", "v2.18" and "a/b" whole,
+    // so "4581" or "18" found nothing; SQLite's tokenizer splits them. ASCII punctuation becomes a
+    // space before parsing, as in the CRM store. The vectors are rebuilt (the table is rewritten).
+    up: `
+      CREATE FUNCTION ${NOTES_WORDS_FUNCTION}(value TEXT) RETURNS TEXT
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+        RETURN regexp_replace(value, '[!-/:-@\\[-\`{-~]+', ' ', 'g');
+      ALTER TABLE notes DROP COLUMN search;
+      ALTER TABLE notes ADD COLUMN search TSVECTOR GENERATED ALWAYS AS (
+        setweight(to_tsvector('${NOTES_TS_CONFIG}', ${NOTES_WORDS_FUNCTION}(title)), 'A') ||
+        setweight(to_tsvector('${NOTES_TS_CONFIG}', ${NOTES_WORDS_FUNCTION}(body)), 'B')
+      ) STORED;
+      CREATE INDEX notes_search_gin ON notes USING GIN (search);
+    `,
   },
 ];

@@ -10,6 +10,8 @@ const FOLD_TO =
 
 /** Text search configuration of the tickets tables: English stems, no stop words. */
 export const TICKETS_TS_CONFIG = "toolshed_tickets_search";
+/** SQL function that folds a document and turns ASCII punctuation into spaces (documents only). */
+export const TICKETS_WORDS_FUNCTION = "toolshed_tickets_words";
 /** SQL function that lower-cases and strips diacritics; used for documents and queries alike. */
 export const TICKETS_FOLD_FUNCTION = "toolshed_tickets_fold";
 
@@ -70,5 +72,23 @@ export const TICKETS_PG_MIGRATIONS: readonly PgMigration[] = [
     version: 3,
     name: "expiry of idempotency keys",
     up: PG_IDEMPOTENCY_INDEX_SQL,
+  },
+  {
+    version: 4,
+    name: "punctuation splits words",
+    // PostgreSQL's parser kept "ERR-4581" as the words "err" and "-4581", "v2.18" and "a/b" whole,
+    // so "4581" or "18" found nothing; SQLite's tokenizer splits them. ASCII punctuation becomes a
+    // space before parsing, as in the CRM store. The vectors are rebuilt (the table is rewritten).
+    up: `
+      CREATE FUNCTION ${TICKETS_WORDS_FUNCTION}(value TEXT) RETURNS TEXT
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+        RETURN regexp_replace(${TICKETS_FOLD_FUNCTION}(value), '[!-/:-@\\[-\`{-~]+', ' ', 'g');
+      ALTER TABLE tickets DROP COLUMN search;
+      ALTER TABLE tickets ADD COLUMN search TSVECTOR GENERATED ALWAYS AS (
+        setweight(to_tsvector('${TICKETS_TS_CONFIG}', ${TICKETS_WORDS_FUNCTION}(title)), 'A') ||
+        setweight(to_tsvector('${TICKETS_TS_CONFIG}', ${TICKETS_WORDS_FUNCTION}(body)), 'B')
+      ) STORED;
+      CREATE INDEX tickets_search ON tickets USING GIN (search);
+    `,
   },
 ];
