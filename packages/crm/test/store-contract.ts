@@ -148,6 +148,26 @@ export function describeCrmStoreContract(label: string, makeStore: MakeStore): v
         expect(page.nextCursor).toBeNull();
       });
 
+      it("whole words come before word starts, also page after page", async () => {
+        // "acme" whole: Acme Corp and Acme Logistics (name), Globex (notes); only as a word start: Acmeware.
+        await store.createAccount({ name: "Acmeware", tier: "startup", arr: 1 });
+        await store.createAccount({ name: "Acmetric", tier: "startup", arr: 2 });
+        const names: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 10; page++) {
+          const found = await store.searchAccounts({ text: "acme", minArr: 0, limit: 1, cursor });
+          names.push(...found.hits.map((h) => h.account.name));
+          if (found.nextCursor === null) break;
+          cursor = found.nextCursor;
+        }
+        expect(names.slice(0, 2).sort()).toEqual(["Acme Corp", "Acme Logistics"]);
+        expect(names[2]).toBe("Globex");
+        // The last page starts from a cursor inside the word starts.
+        expect(names.slice(3).sort()).toEqual(["Acmetric", "Acmeware"]);
+        const onePage = await store.searchAccounts({ text: "acme", minArr: 0, limit: 10 });
+        expect(onePage.hits.map((h) => h.account.name)).toEqual(names);
+      });
+
       it("matches domains, word prefixes and letters without their accents", async () => {
         expect((await store.searchAccounts({ text: "globex.io", minArr: 0, limit: 5 })).hits[0]?.account.name).toBe(
           "Globex",

@@ -4,6 +4,7 @@ import { checkIdempotencyRetention, decodeCursor, encodeCursor } from "@toolshed
 import {
   openPostgresStore,
   type PgClient,
+  PgCommonWords,
   type PgPool,
   type PostgresStoreConnection,
   type PostgresStoreOptions,
@@ -63,6 +64,11 @@ export class PostgresCrmStore implements CrmStore {
   readonly #pool: PgPool;
   readonly #release: () => Promise<void>;
   readonly #retentionMs: number;
+  readonly #commonWords = new PgCommonWords({
+    table: "crm_accounts",
+    column: "search",
+    vector: "to_tsvector('simple', crm_search_text(w.word))",
+  });
 
   /** This store's tables, for checking a database's versions before any store opens it. */
   static readonly schema = { scope: CRM_MIGRATION_SCOPE, migrations: CRM_PG_MIGRATIONS };
@@ -92,7 +98,7 @@ export class PostgresCrmStore implements CrmStore {
   }
 
   async searchAccounts(search: AccountSearch, options?: StoreCallOptions): Promise<AccountSearchPage> {
-    return this.#run(options, () => searchAccounts(this.#pool, search));
+    return this.#run(options, () => searchAccounts(this.#pool, search, this.#commonWords));
   }
 
   async getAccount(id: string, options?: StoreCallOptions): Promise<Account | undefined> {
