@@ -38,3 +38,12 @@ describe("packageNameProblem", () => {
     },
   );
 });
+
+describe("names that would leave the target folder (issue 36)", () => {
+  it.each(["../escape", "..", ".", "@acme/../x", "@../x", "a/../../b", "/abs", "C:\\x", "..\\x"])(
+    "refuses %s",
+    (name) => {
+      expect(packageNameProblem(name)).toBeDefined();
+    },
+  );
+});

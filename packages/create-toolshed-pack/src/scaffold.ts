@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type PackNames, packageNameProblem, packNames } from "./name.js";
 import { changeset, packFiles, type TemplateContext } from "./templates/index.js";
@@ -104,6 +113,8 @@ export function scaffoldPack(options: ScaffoldOptions): ScaffoldResult {
     }
     planned.push([file, changeset(ctx)]);
   }
+  // Nothing is written when any planned path goes through a symbolic link.
+  for (const [path] of planned) refuseLinks(root !== undefined && !path.startsWith(dir) ? root : dir, path);
   const files = planned.map(([path, text]) => writeSafely(path, text));
   return { dir, mode, names, ...(root === undefined ? {} : { workspaceRoot: root }), files };
 }
@@ -123,17 +134,43 @@ function checkTarget(dir: string, force: boolean): void {
   }
 }
 
+/**
+ * Refuses a planned file when it, or a folder between `base` and it, is a symbolic link: a link
+ * planted in the target (say src -> /etc, or a dangling src/index.ts -> ~/.profile) would make the
+ * scaffold write outside the folder it was given.
+ */
+function refuseLinks(base: string, path: string): void {
+  const parts = relative(base, path).split(sep);
+  let at = base;
+  for (const part of parts) {
+    at = join(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return; // does not exist yet: nothing below it exists either
+    }
+    if (link) {
+      throw new ScaffoldError(
+        `${at} is a symbolic link; the scaffold writes only real files and folders inside ${base}: remove the link, or choose another folder with --dir`,
+        { usage: true },
+      );
+    }
+  }
+}
+
 function writeSafely(path: string, text: string): WrittenFile {
   try {
     if (existsSync(path)) {
       if (statSync(path).isFile() && readFileSync(path, "utf8") === text) return { path, action: "unchanged" };
       const backup = freeName(`${path}.bak`);
       renameSync(path, backup);
-      writeFileSync(path, text);
+      // "wx": never through a link or onto a file that appeared meanwhile.
+      writeFileSync(path, text, { flag: "wx" });
       return { path, action: "replaced", backup };
     }
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
+    writeFileSync(path, text, { flag: "wx" });
     return { path, action: "created" };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";

@@ -1,5 +1,15 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -255,6 +265,36 @@ describe("a folder that is not empty", () => {
     );
     expect(readFileSync(join(dir, "README.md.bak"), "utf8")).toBe("my edits\n");
     expect(readFileSync(join(dir, "README.md.bak.1"), "utf8")).toBe("more edits\n");
+  });
+
+  // Issue 36: a link planted in the target must not make the scaffold write outside it.
+  it("is refused with --force when a folder in it is a symbolic link, and nothing is written anywhere", () => {
+    const cwd = tempDir();
+    const outside = join(cwd, "outside");
+    mkdirSync(outside);
+    const dir = join(cwd, "my-pack");
+    mkdirSync(dir);
+    symlinkSync(outside, join(dir, "src"));
+    const result = run(["my-pack", "--force"], cwd);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(
+      `create-toolshed-pack: ${join(dir, "src")} is a symbolic link; the scaffold writes only real files and folders inside ${dir}: remove the link, or choose another folder with --dir`,
+    );
+    expect(readdirSync(outside)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(["src"]);
+  });
+
+  it("is refused with --force when a file it would write is a dangling link, and the link's target is not created", () => {
+    const cwd = tempDir();
+    const dir = join(cwd, "my-pack");
+    mkdirSync(dir);
+    const target = join(cwd, "planted-profile");
+    symlinkSync(target, join(dir, "README.md"));
+    const result = run(["my-pack", "--force"], cwd);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`${join(dir, "README.md")} is a symbolic link`);
+    expect(existsSync(target)).toBe(false);
+    expect(readdirSync(dir)).toEqual(["README.md"]);
   });
 
   it("is refused when it is a file", () => {
