@@ -587,7 +587,7 @@ export class ProtocolCore {
   #register(): void {
     const { runtime, info } = this;
     const on = (method: string, entry: Entry) => this.#methods.set(method, entry);
-    // Lists filtered per caller are private to an authenticated caller, whatever a pack's hint says.
+    // Lists and reads filtered per caller are private to an authenticated caller, whatever a pack's hint says.
     const perCaller = (cache: CacheFields, call: Call): CacheFields =>
       runtime.filtersByCaller && call.scope.authInfo !== undefined && cache.scope !== "private"
         ? { ttlMs: cache.ttlMs, scope: "private" }
@@ -657,7 +657,9 @@ export class ProtocolCore {
             base(call),
             call.frame,
           ),
-        cache: ({ params }) => runtime.resourceCache(String(params.uri)),
+        // A read answered per caller (scopes, canAccess) is private too: a shared cache must not
+        // hand it to a caller who may not read it.
+        cache: (call) => perCaller(runtime.resourceCache(String(call.params.uri)), call),
       });
       on("resources/subscribe", {
         era: "legacy",

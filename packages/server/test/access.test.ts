@@ -413,6 +413,34 @@ describe("2026-07-28 cache hints of filtered lists", () => {
     expect((await ask(server, "2026-07-28", "tools/list", {})).result).toMatchObject({ cacheScope: "public" });
   });
 
+  it("a read of a guarded resource is private for an authenticated caller even when the pack calls its data public (issue 36)", async () => {
+    const pack = definePack({
+      name: "open",
+      cache: { data: { scope: "public", ttlMs: 60_000 } },
+      resources: [
+        defineResource({
+          uri: "r://secret",
+          name: "secret",
+          description: "Needs a scope",
+          requiredScopes: ["s"],
+          read: () => "only for s",
+        }),
+        defineResource({ uri: "r://open", name: "open", description: "Open", read: () => "anyone" }),
+      ],
+    });
+    const server = serve({ packs: [pack] });
+    const allowed = { ...WRITER, scopes: [...WRITER.scopes, "s"] };
+    const read = await ask(server, "2026-07-28", "resources/read", { uri: "r://secret" }, allowed);
+    // A shared cache must not hand what this caller may read to one who may not.
+    expect(read.result).toMatchObject({ contents: [{ text: "only for s" }], ttlMs: 60_000, cacheScope: "private" });
+    const open = await ask(server, "2026-07-28", "resources/read", { uri: "r://open" }, allowed);
+    expect(open.result).toMatchObject({ cacheScope: "private" });
+    // Without credentials nothing is filtered: the pack's hint stands.
+    expect((await ask(server, "2026-07-28", "resources/read", { uri: "r://secret" })).result).toMatchObject({
+      cacheScope: "public",
+    });
+  });
+
   it("with nothing guarded, lists keep today's hints and are the same precomputed lists", async () => {
     const plain = definePack({
       name: "plain",
