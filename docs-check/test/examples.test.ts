@@ -154,7 +154,7 @@ describe("docs/examples", () => {
     const message = (ex.prompt as { messages: Array<{ role: string; content: { text: string } }> }).messages;
     expect(message).toHaveLength(1);
     expect(message[0]?.role).toBe("user");
-    expect(message[0]?.content.text).toContain("<note>\nmilk, eggs\n</note>");
+    expect(message[0]?.content.text).toContain("```text\nmilk, eggs\n```");
   });
 
   it("pack-tickets.ts", async () => {

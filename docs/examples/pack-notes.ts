@@ -26,7 +26,7 @@ export const stale = await client.callTool({
 // The resource note://{title}: the body as markdown. contents[0].text: "milk, eggs"
 export const resource = await client.readResource({ uri: "note://groceries" });
 
-// The prompt summarize_note: one user message with the body inside <note> tags.
+// The prompt summarize_note: one user message with the body in a fenced block.
 export const prompt = await client.getPrompt({ name: "summarize_note", arguments: { title: "groceries" } });
 
 await client.close();

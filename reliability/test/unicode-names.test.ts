@@ -90,7 +90,8 @@ describe.each(combos)("names and ids in Unicode on $db over $transport ($era era
     expect(read.result?.contents).toEqual([expect.objectContaining({ text: "x" })]);
 
     const prompt = await rpc("prompts/get", { name: "summarize_note", arguments: { title: NFD } });
-    expect(JSON.stringify(prompt.result)).toContain(`Summarize the note '${NFC}'`);
+    const promptText = (prompt.result as { messages: { content: { text: string } }[] }).messages[0]?.content.text;
+    expect(promptText).toContain(`Summarize the note "${NFC}"`);
 
     const completion = await rpc("completion/complete", {
       ref: { type: "ref/resource", uri: "note://{title}" },

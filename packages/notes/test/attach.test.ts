@@ -106,7 +106,7 @@ describe("attachPack on a plain McpServer", () => {
     ]);
     const rendered = await client.getPrompt({ name: "summarize_note", arguments: { title: "groceries" } });
     expect(rendered.messages).toEqual([
-      { role: "user", content: { type: "text", text: expect.stringContaining("<note>\nmilk, eggs\n</note>") } },
+      { role: "user", content: { type: "text", text: expect.stringContaining("```text\nmilk, eggs\n```") } },
     ]);
     expect(
       (

@@ -20,6 +20,7 @@ export type {
   ToolContext,
 } from "./context.js";
 export { DefinitionError } from "./definition-error.js";
+export { fencedData } from "./fence.js";
 export { hintErrorMap } from "./hints.js";
 export { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
 export {

@@ -104,7 +104,7 @@ describe("the pack on a plain SDK McpServer (attachPack)", () => {
     const prompt = await client.getPrompt({ name: "triage_ticket", arguments: { id: "T-1001" } });
     expect(prompt.messages[0]?.content).toMatchObject({
       type: "text",
-      text: expect.stringContaining("# T-1001: Export slow"),
+      text: expect.stringContaining('# T-1001: "Export slow"'),
     });
   });
 });
