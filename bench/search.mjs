@@ -172,17 +172,27 @@ async function seedThroughApi(pack, opened, rowAt, options) {
   return { index, slowAt };
 }
 
-/** Fills a new store; through the public API while it is fast enough (see `--seed`). */
-async function seedPack(pack, file, options) {
-  const opened = pack.open(file);
+/**
+ * Fills a new store through the public API while it keeps up (see `--seed`), then has `bulk`
+ * insert the rest (rows `from` to options.rows) with the store's own statements.
+ */
+async function seedWith(pack, opened, options, bulk) {
   const rowAt = rowMaker(pack);
   const started = now();
-  const { index: apiRows, slowAt } = await seedThroughApi(pack, opened, rowAt, options);
-  let index = apiRows;
+  const { index, slowAt } = await seedThroughApi(pack, opened, rowAt, options);
   const apiMs = now() - started;
   const api = { rows: index, ms: apiMs, rate: index / (apiMs / 1000) };
   const sqlStarted = now();
-  if (index < options.rows) {
+  if (index < options.rows) await bulk(rowAt, index);
+  const sqlMs = now() - sqlStarted;
+  const sql = { rows: options.rows - api.rows, ms: sqlMs, rate: (options.rows - api.rows) / (sqlMs / 1000) };
+  opened.clock.release();
+  return { opened, seed: { rows: options.rows, api, sql, slowAt, ms: now() - started } };
+}
+
+/** A pack's SQLite file: the rest in one transaction without the FTS trigger, then one FTS5 'rebuild'. */
+function seedPack(pack, file, options) {
+  return seedWith(pack, pack.open(file), options, (rowAt, from) => {
     const db = openSqlite(file);
     try {
       const insert = pack.bulkInserter(db);
@@ -195,38 +205,26 @@ async function seedPack(pack, file, options) {
         .get(trigger);
       db.transaction(() => {
         db.exec(`DROP TRIGGER ${trigger}`);
-        for (; index < options.rows; index++) insert(rowAt(index));
+        for (let index = from; index < options.rows; index++) insert(rowAt(index));
         db.exec(`INSERT INTO ${pack.ftsTable} (${pack.ftsTable}) VALUES ('rebuild')`);
         db.exec(triggerSql);
       })();
     } finally {
       db.close();
     }
-  }
-  const sqlMs = now() - sqlStarted;
-  const sql = { rows: options.rows - api.rows, ms: sqlMs, rate: (options.rows - api.rows) / (sqlMs / 1000) };
-  opened.clock.release();
-  return { opened, seed: { rows: options.rows, api, sql, slowAt, ms: now() - started } };
+  });
 }
 
 // Rows per INSERT … SELECT FROM unnest(…) when seeding PostgreSQL.
 const PG_BATCH = 5000;
 
 /**
- * Fills a pack's tables in a new PostgreSQL schema: through the public API while it is fast
- * enough, then the store's INSERTs in batches, in one transaction that drops the GIN index,
- * inserts and builds the index again from its own definition (as with FTS5 'rebuild' on SQLite).
+ * A pack's tables in a new PostgreSQL schema: the rest with the store's INSERTs in batches, in one
+ * transaction that drops the GIN index, inserts and builds the index again from its own
+ * definition (as with FTS5 'rebuild' on SQLite).
  */
 async function seedPackPg(pack, url, schema, options) {
-  const opened = await pack.pg.open(url, schema);
-  const rowAt = rowMaker(pack);
-  const started = now();
-  const { index: apiRows, slowAt } = await seedThroughApi(pack, opened, rowAt, options);
-  let index = apiRows;
-  const apiMs = now() - started;
-  const api = { rows: index, ms: apiMs, rate: index / (apiMs / 1000) };
-  const sqlStarted = now();
-  if (index < options.rows) {
+  return seedWith(pack, await pack.pg.open(url, schema), options, async (rowAt, from) => {
     const pool = createPgPool(url, { schema, max: 1, statementTimeoutMs: 0 });
     const client = await pool.connect();
     try {
@@ -237,7 +235,7 @@ async function seedPackPg(pack, url, schema, options) {
       ]);
       if (rows.length !== 1) throw new Error(`${pack.name}: no index ${pack.pg.searchIndex} in schema ${schema}`);
       await client.query(`DROP INDEX ${pack.pg.searchIndex}`);
-      while (index < options.rows) {
+      for (let index = from; index < options.rows; ) {
         const batch = [];
         for (; index < options.rows && batch.length < PG_BATCH; index++) batch.push(rowAt(index));
         await pack.pg.bulkInsert(client, batch);
@@ -255,11 +253,7 @@ async function seedPackPg(pack, url, schema, options) {
       client.release();
       await pool.end();
     }
-  }
-  const sqlMs = now() - sqlStarted;
-  const sql = { rows: options.rows - api.rows, ms: sqlMs, rate: (options.rows - api.rows) / (sqlMs / 1000) };
-  opened.clock.release();
-  return { opened, seed: { rows: options.rows, api, sql, slowAt, ms: now() - started } };
+  });
 }
 
 /** Runs `run` for `total` queries (after `warmup` untimed ones), cycling through `queries`. */
