@@ -4,6 +4,8 @@ import { bearer, MCP_HEADERS, post, rawExchange, toolCall } from "./attack-suppo
 import { legitimateCall, whileAttacking } from "./attack-support/legit.js";
 import { mb, sampleRss } from "./attack-support/rss.js";
 import { startHttpServer, stopAll } from "./attack-support/server.js";
+import { idKey, StdioChild } from "./support/stdio-child.js";
+import { tempDir } from "./support/temp-db.js";
 
 // Oversized and deeply nested bodies: the default 1 MiB limit, and a server with a 12 MiB limit
 // that has to parse a 10 MB JSON body.
@@ -77,59 +79,61 @@ const invalidArguments = (tool: string, line: string) => ({
   },
 });
 
-describe(`JSON nested ${DEPTH} levels deep`, () => {
-  it.each([
-    {
-      name: "a batch of nested arrays",
-      body: nest("[", "]", "1"),
-      status: 400,
-      answer: [
-        {
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: -32600, message: "Invalid Request: a message must be a JSON object" },
-        },
-      ],
-    },
-    {
-      name: "a nested id",
-      body: `{"jsonrpc":"2.0","id":${nest("[", "]", "1")},"method":"ping"}`,
-      status: 400,
-      answer: {
+const NESTED = [
+  {
+    name: "a batch of nested arrays",
+    body: nest("[", "]", "1"),
+    status: 400,
+    answer: [
+      {
         jsonrpc: "2.0",
         id: null,
-        error: { code: -32600, message: 'Invalid Request: "id" must be a string or a number' },
+        error: { code: -32600, message: "Invalid Request: a message must be a JSON object" },
       },
+    ],
+  },
+  {
+    name: "a nested id",
+    body: `{"jsonrpc":"2.0","id":${nest("[", "]", "1")},"method":"ping"}`,
+    status: 400,
+    answer: {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: "id" must be a string or a number' },
     },
-    {
-      name: "nested objects as a tool argument",
-      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"title":"deep","body":"x","tags":${nest('{"a":', "}", "1")}}}}`,
-      status: 200,
-      answer: invalidArguments("create_note", "tags: must be an array (got an object)"),
+  },
+  {
+    name: "nested objects as a tool argument",
+    body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"title":"deep","body":"x","tags":${nest('{"a":', "}", "1")}}}}`,
+    status: 200,
+    answer: invalidArguments("create_note", "tags: must be an array (got an object)"),
+  },
+  {
+    name: "nested arrays as a tool argument",
+    body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_note","arguments":{"title":${nest("[", "]", '"x"')}}}}`,
+    status: 200,
+    answer: invalidArguments("get_note", "title: must be a string (got an array of 1 item)"),
+  },
+  {
+    name: "nested objects in params._meta",
+    body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":${nest('{"a":', "}", "1")}}}`,
+    status: 200,
+    answer: {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { tools: expect.arrayContaining([expect.objectContaining({ name: "get_note" })]) },
     },
-    {
-      name: "nested arrays as a tool argument",
-      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_note","arguments":{"title":${nest("[", "]", '"x"')}}}}`,
-      status: 200,
-      answer: invalidArguments("get_note", "title: must be a string (got an array of 1 item)"),
-    },
-    {
-      name: "nested objects in params._meta",
-      body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":${nest('{"a":', "}", "1")}}}`,
-      status: 200,
-      answer: {
-        jsonrpc: "2.0",
-        id: 1,
-        result: { tools: expect.arrayContaining([expect.objectContaining({ name: "get_note" })]) },
-      },
-    },
-    {
-      name: "a notification with nested params",
-      body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":${nest("[", "]", "1")}}}`,
-      status: 202,
-      answer: undefined,
-    },
-  ])("$name: $status with the documented answer", async ({ body, status, answer }) => {
+  },
+  {
+    name: "a notification with nested params",
+    body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":${nest("[", "]", "1")}}}`,
+    status: 202,
+    answer: undefined,
+  },
+];
+
+describe(`JSON nested ${DEPTH} levels deep`, () => {
+  it.each(NESTED)("$name: $status with the documented answer", async ({ body, status, answer }) => {
     expect(body.length).toBeLessThan(MiB);
     const res = await whileAttacking(
       () => post(limited.url, body, bearer(TOKEN)),
@@ -138,6 +142,29 @@ describe(`JSON nested ${DEPTH} levels deep`, () => {
     expect(res.status, res.text.slice(0, 300)).toBe(status);
     if (answer === undefined) expect(res.text).toBe("");
     else expect(res.json).toMatchObject(answer);
+  });
+});
+
+// Issue 36: the same messages on one line each to the stdio server, which must answer them as HTTP
+// does (ids and all) and go on serving.
+describe(`JSON nested ${DEPTH} levels deep, over stdio`, () => {
+  const temp = tempDir("nested-stdio");
+  let stdio: StdioChild;
+  beforeAll(async () => {
+    stdio = await StdioChild.start(["--db", temp.file("toolshed.db"), "--demo"]);
+  });
+  afterAll(async () => {
+    await stdio?.stop();
+    temp.remove();
+  });
+
+  it.each(NESTED)("$name: the documented answer, and the server goes on", async ({ body, answer }) => {
+    const expected = answer === undefined ? [] : [idKey(Array.isArray(answer) ? null : answer.id)];
+    const lines = await stdio.exchange(body, expected);
+    const answers = lines.map((l) => (l.ok ? l.value : l.raw));
+    if (answer === undefined) expect(answers).toEqual([]);
+    else expect(answers).toMatchObject(Array.isArray(answer) ? answer : [answer]);
+    expect(stdio.alive).toBe(true);
   });
 });
 
