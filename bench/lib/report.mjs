@@ -176,6 +176,16 @@ const BEFORE = [
   "| notes | 1,000,000 | 237 | – | 460 | – |",
 ].join("\n");
 
+/** The Checks section: what held, or every check that failed. */
+function checksText(failures) {
+  return failures.length === 0
+    ? "Every query answered without an error; tool and store returned the same hits in the same order;" +
+        " common words filled the limit; words taken from a row found at least one row; a word no row" +
+        " contains found none; every hit contains every query word (the tickets pack stems, so there the" +
+        " first three letters)."
+    : `${failures.length} check(s) failed:\n\n${failures.map((f) => `- ${f}`).join("\n")}`;
+}
+
 export function renderReport({ machine, options, results, failures }) {
   if (machine.postgres) return renderPostgresReport({ machine, options, results, failures });
   const lines = [
@@ -264,12 +274,7 @@ export function renderReport({ machine, options, results, failures }) {
     "",
     "## Checks",
     "",
-    failures.length === 0
-      ? "Every query answered without an error; tool and store returned the same hits in the same order;" +
-        " common words filled the limit; words taken from a row found at least one row; a word no row" +
-        " contains found none; every hit contains every query word (the tickets pack stems, so there the" +
-        " first three letters)."
-      : `${failures.length} check(s) failed:\n\n${failures.map((f) => `- ${f}`).join("\n")}`,
+    checksText(failures),
     "",
   ];
   return lines.join("\n");
@@ -346,12 +351,7 @@ function renderPostgresReport({ machine, options, results, failures }) {
     "",
     "## Checks",
     "",
-    failures.length === 0
-      ? "Every query answered without an error; tool and store returned the same hits in the same order;" +
-        " common words filled the limit; words taken from a row found at least one row; a word no row" +
-        " contains found none; every hit contains every query word (the tickets pack stems, so there the" +
-        " first three letters)."
-      : `${failures.length} check(s) failed:\n\n${failures.map((f) => `- ${f}`).join("\n")}`,
+    checksText(failures),
     "",
   ];
   return lines.join("\n");

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect as tcpConnect } from "node:net";
 import { getRequestListener } from "@hono/node-server";
@@ -183,33 +183,47 @@ describe("answer size (issue 18.1)", () => {
   });
 });
 
+const UNREAD_WARNING = "closed a connection whose client did not read its answer within 500 ms";
+
+/**
+ * Serves `listener`, sends a batch of about 39 MB of answer (far more than the socket buffers on
+ * both ends hold) and never reads it. Returns the server's open connections once the warning is
+ * logged (after `settleMs` more at most while one is still open).
+ */
+async function neverReadBatch(listener: RequestListener, lines: Captured[], settleMs = 0): Promise<number> {
+  const server = createServer(listener);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const body = JSON.stringify(batchOf(30));
+  const socket = tcpConnect(port, "127.0.0.1");
+  await new Promise<void>((resolve) => socket.once("connect", resolve));
+  const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+  socket.write(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+      `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  // Never read: the kernel buffers fill and the server's write cannot finish.
+  socket.pause();
+  const deadline = performance.now() + 10_000;
+  while (!lines.some((l) => l.msg === UNREAD_WARNING) && performance.now() < deadline) await sleep(50);
+  // The server side of the connection is gone (its unsent answer with it) while the client still holds its end.
+  let open = await connections();
+  for (let waited = 0; waited < settleMs && open > 0; waited += 50) {
+    await sleep(50);
+    open = await connections();
+  }
+  socket.destroy();
+  return open;
+}
+
 describe("clients that do not read their answers (issue 18.1)", () => {
   it("node:http: the server closes a connection whose answer is not read within the write timeout, and logs it", async () => {
     const lines: Captured[] = [];
     const made = app({ maxBatchBytes: 64 * MiB, writeTimeoutMs: 500, logger: capturingLogger(lines) });
     await withControlNote(made);
-    const server = createServer(made.nodeListener);
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    // About 39 MB of answer: far more than the socket buffers on both ends hold.
-    const body = JSON.stringify(batchOf(30));
-    const socket = tcpConnect(port, "127.0.0.1");
-    await new Promise<void>((resolve) => socket.once("connect", resolve));
-    const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
-    socket.write(
-      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
-        `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-    // Never read: the kernel buffers fill and the server's write cannot finish.
-    socket.pause();
-    const warning = "closed a connection whose client did not read its answer within 500 ms";
-    const deadline = performance.now() + 10_000;
-    while (!lines.some((l) => l.msg === warning) && performance.now() < deadline) await sleep(50);
-    // The server side of the connection is gone (its unsent answer with it) while the client still holds its end.
-    const open = await connections();
-    socket.destroy();
-    expect(lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([warning]);
+    const open = await neverReadBatch(made.nodeListener, lines);
+    expect(lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([UNREAD_WARNING]);
     expect(open).toBe(0);
     expect(made.inFlight).toBe(0);
   }, 20_000);
@@ -218,29 +232,12 @@ describe("clients that do not read their answers (issue 18.1)", () => {
     const lines: Captured[] = [];
     const made = app({ maxBatchBytes: 64 * MiB, writeTimeoutMs: 500, logger: capturingLogger(lines) });
     await withControlNote(made);
-    const server = createServer(getRequestListener((request) => made.fetch(request)));
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    const body = JSON.stringify(batchOf(30));
-    const socket = tcpConnect(port, "127.0.0.1");
-    await new Promise<void>((resolve) => socket.once("connect", resolve));
-    const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
-    socket.write(
-      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
-        `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    const open = await neverReadBatch(
+      getRequestListener((request) => made.fetch(request)),
+      lines,
+      2_000,
     );
-    socket.pause();
-    const warning = "closed a connection whose client did not read its answer within 500 ms";
-    const deadline = performance.now() + 10_000;
-    while (!lines.some((l) => l.msg === warning) && performance.now() < deadline) await sleep(50);
-    let open = await connections();
-    for (let i = 0; i < 40 && open > 0; i++) {
-      await sleep(50);
-      open = await connections();
-    }
-    socket.destroy();
-    expect(lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([warning]);
+    expect(lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual([UNREAD_WARNING]);
     expect(open).toBe(0);
     expect(made.inFlight).toBe(0);
   }, 20_000);
