@@ -94,3 +94,38 @@ export function modernPost(
     ...headers,
   });
 }
+
+/** A POST whose answer is an SSE stream read event by event (subscriptions/listen). */
+export async function openStream(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; contentType: string | null; next(): Promise<Record<string, unknown>>; close(): void }> {
+  const controller = new AbortController();
+  const res = await fetch(url, {
+    method: "POST",
+    signal: controller.signal,
+    headers: { ...MCP_HEADERS, ...headers },
+    body: JSON.stringify(body),
+  });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  return {
+    status: res.status,
+    contentType: res.headers.get("content-type"),
+    async next() {
+      for (;;) {
+        const end = buffered.indexOf("\n\n");
+        const [event] = end >= 0 ? sseMessages(buffered.slice(0, end + 2)) : [];
+        if (end >= 0) buffered = buffered.slice(end + 2);
+        if (event) return event;
+        if (end >= 0) continue;
+        const { value, done } = await reader.read();
+        if (done) throw new Error("the stream ended");
+        buffered += decoder.decode(value, { stream: true });
+      }
+    },
+    close: () => controller.abort(),
+  };
+}

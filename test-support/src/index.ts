@@ -17,6 +17,7 @@ export {
   MODERN_VERSION,
   modernEnvelope,
   modernPost,
+  openStream,
   post,
   sseMessages,
 } from "./http.js";

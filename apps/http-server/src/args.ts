@@ -48,6 +48,8 @@ export interface HttpServerConfig {
   sessionIdleTimeoutMs: number;
   /** Sessions one token (or, without auth, one address) may hold; over it its least recently used idle one closes. */
   sessionsPerClient: number;
+  /** 2026-07-28 subscriptions/listen streams one token (or address) may hold open. */
+  listensPerClient: number;
   logLevel: LogLevelName;
   tokensFile?: string;
   /** TOOLSHED_TOKENS text: `TOKEN:SCOPES;TOKEN:SCOPES`. */
@@ -153,6 +155,12 @@ export const HTTP_FLAGS = {
     env: "TOOLSHED_SESSIONS_PER_CLIENT",
     value: "N",
     help: "sessions one token or address may hold (default 100)",
+  },
+  "listens-per-client": {
+    type: "string",
+    env: "TOOLSHED_LISTENS_PER_CLIENT",
+    value: "N",
+    help: "subscriptions/listen streams one token or address may hold open (default 16)",
   },
   "log-level": { type: "string", env: "TOOLSHED_LOG_LEVEL", value: "LEVEL", help: LOG_LEVELS.join("|") },
   "tokens-file": {
@@ -354,6 +362,7 @@ export function parseHttpArgs(
     sessions: on("sessions"),
     sessionIdleTimeoutMs: parseDuration("--session-idle-timeout", get("session-idle-timeout") ?? "30m"),
     sessionsPerClient: parseCount("--sessions-per-client", get("sessions-per-client") ?? "100", 1, 1_000_000),
+    listensPerClient: parseCount("--listens-per-client", get("listens-per-client") ?? "16", 1, 1_000_000),
     logLevel: level as LogLevelName,
     maxBodyBytes: parseSize("--max-body", get("max-body") ?? "1m"),
     maxResultBytes: parseSize("--max-result", get("max-result") ?? "4m"),

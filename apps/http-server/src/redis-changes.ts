@@ -19,10 +19,11 @@ const TYPES = new Set(["tools/list_changed", "prompts/list_changed", "resources/
 /** An event from another instance, or undefined when the message is not one. */
 function eventOf(message: string, origin: string): ChangeEvent | undefined {
   try {
-    const parsed = JSON.parse(message) as { o?: unknown; e?: { type?: unknown; uri?: unknown } };
+    const parsed = JSON.parse(message) as { o?: unknown; e?: { type?: unknown; uri?: unknown; pack?: unknown } };
     const e = parsed.e;
     if (parsed.o === origin || !e || !TYPES.has(String(e.type))) return undefined;
     if (e.type === "resources/updated") return typeof e.uri === "string" ? { type: e.type, uri: e.uri } : undefined;
+    if (e.type === "resources/list_changed" && typeof e.pack === "string") return { type: e.type, pack: e.pack };
     return { type: e.type } as ChangeEvent;
   } catch {
     return undefined;

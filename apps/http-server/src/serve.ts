@@ -178,7 +178,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       host,
       port,
       logger,
-      ...pick(options, ["readOnly", "sessions", "sessionIdleTimeoutMs", "sessionsPerClient"]),
+      ...pick(options, ["readOnly", "sessions", "sessionIdleTimeoutMs", "sessionsPerClient", "listensPerClient"]),
       ...(options.strictArguments ? { coerce: false } : {}),
       ...pick(options, ["allowedHosts", "allowedOrigins"]),
       ...pick(options, ["maxBodyBytes", "rateLimit", "publicUrl"]),

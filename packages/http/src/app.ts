@@ -12,6 +12,7 @@ import { checkAuthConfigured, resolveOriginPolicy } from "./guards.js";
 import { jsonResponse } from "./http-errors.js";
 import { InFlight } from "./in-flight.js";
 import type { IntrospectionOptions } from "./introspection.js";
+import { ListenQuota } from "./listen-quota.js";
 import { createNodeListener } from "./node-listener.js";
 import { Pipeline, type ReadinessReport } from "./pipeline.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
@@ -53,6 +54,11 @@ export interface HttpAppOptions {
   maxSessions?: number;
   /** Sessions one token (or, without auth, one address) may hold (default 100); see Sessions. */
   sessionsPerClient?: number;
+  /**
+   * 2026-07-28 `subscriptions/listen` streams one token (or, without auth, one address) may hold
+   * open at once (default 16); one more is answered 429 until one of them ends.
+   */
+  listensPerClient?: number;
   /** Static bearer tokens. */
   tokens?: readonly StaticToken[];
   /** JWTs checked against a JWKS. */
@@ -221,6 +227,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     ...(cors ? { cors } : {}),
     ...(server.runtime.filtersByCaller ? { checkScopes: scopeChallenge(server) } : {}),
     onRequest: options.onRequest ?? logRequests(baseLogger),
+    listens: new ListenQuota(options.listensPerClient),
   });
 
   const close = async (graceMs: number) => {

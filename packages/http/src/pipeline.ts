@@ -9,6 +9,7 @@ import { type Exchange, type HttpAnswer, jsonAnswer, withHeaders } from "./excha
 import { checkHostAndOrigin } from "./guards.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import type { InFlight } from "./in-flight.js";
+import type { ListenQuota } from "./listen-quota.js";
 import { type RequestRecord, runInRequest } from "./request-context.js";
 import { newRequestRecord, type RequestListener, summarize } from "./request-log.js";
 import type { Sessions } from "./sessions.js";
@@ -48,6 +49,8 @@ export interface PipelineOptions extends AdmissionOptions {
   checkScopes?: (request: JSONRPCRequest, authInfo: AuthInfo | undefined, baseUrl: string) => Response | undefined;
   /** Every request, once its answer has been sent (or the client left): the request log. */
   onRequest: RequestListener;
+  /** Each client's open subscriptions/listen streams. */
+  listens?: ListenQuota;
 }
 
 /** An answer, and what the adapter calls once it has been sent or the client has gone. */
@@ -186,7 +189,15 @@ export class Pipeline {
         maxBodyBytes: o.maxBodyBytes,
         ...(o.maxBatchBytes === undefined ? {} : { maxBatchBytes: o.maxBatchBytes }),
         ...(scopeCheck ? { checkScopes: scopeCheck } : {}),
+        ...(o.listens ? { openListen: () => this.#openListen(o.listens as ListenQuota, admitted.client, ends) } : {}),
       },
     );
+  }
+
+  /** A listen slot of `client`, given back with the answer's end (sent, or the client gone). */
+  #openListen(listens: ListenQuota, client: string, ends: (() => void)[]): boolean {
+    const release = listens.take(client);
+    if (release) ends.push(release);
+    return release !== undefined;
   }
 }

@@ -47,6 +47,11 @@ export interface StatelessOptions {
   /** Largest JSON answer to one batch in bytes (default 16 MiB); calls past it get a `too_large` error. 0: no limit. */
   maxBatchBytes?: number;
   checkScopes?: ScopeCheck;
+  /**
+   * Takes one of the caller's subscriptions/listen slots, freed when the stream ends; false when
+   * the caller holds its quota (a 429).
+   */
+  openListen?: () => boolean;
 }
 
 // For messages that passed checkJsonRpcMessage. The SDK's type guards run a Zod parse per
@@ -280,6 +285,18 @@ async function answerModernPost(
   if (mismatch) return errorAnswer(first.id, JsonRpcCode.HeaderMismatch, mismatch);
   const challenge = options.checkScopes?.(first, authInfo);
   if (challenge) return refusedForScope(challenge);
+  if (first.method === "subscriptions/listen" && options.openListen && !options.openListen()) {
+    countRefused("listen_limit");
+    return json(429, {
+      jsonrpc: "2.0",
+      id: first.id,
+      error: {
+        code: HttpErrorCode.Transport,
+        message:
+          "Too Many Requests: this client has as many subscriptions/listen streams open as the server allows; close one, or listen for several resources in one stream (notifications.resourceSubscriptions takes a list of URIs)",
+      },
+    });
+  }
   const { cancel } = post;
   const ctx = callContext(post, authInfo, "modern");
   if (streams(first)) {
@@ -288,6 +305,10 @@ async function answerModernPost(
   const answer = await options.dispatch(first, ctx);
   return json(answer ? options.dispatch.statusOf(answer) : 202, answer);
 }
+
+/** Notification bytes a stream may hold for a client that does not read it (the final answer is not counted). */
+const MAX_UNREAD_BYTES = 1024 * 1024;
+const BY_BYTES: QueuingStrategy<Uint8Array> = { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength };
 
 function sseAnswer(
   requests: JSONRPCRequest[],
@@ -309,6 +330,19 @@ function sseAnswer(
   };
   const writeText = (text: string) => send(`event: message\ndata: ${text}\n\n`);
   const write = (message: unknown) => writeText(JSON.stringify(message));
+  // A client that stops reading a stream (a listen stream may last for hours) would have every
+  // notification queued here: past the cap the stream ends and its calls are cancelled.
+  const notify = (message: unknown) => {
+    if (open && controller && (controller.desiredSize ?? 0) < -MAX_UNREAD_BYTES) {
+      open = false;
+      clearInterval(keepAlive);
+      const reason = new Error("the client did not read its stream");
+      controller.error(reason);
+      calls.abort(reason);
+      return;
+    }
+    write(message);
+  };
   const keepAlive = setInterval(() => send(": keepalive\n\n"), KEEP_ALIVE_MS);
   keepAlive.unref();
   const finish = () => {
@@ -321,21 +355,24 @@ function sseAnswer(
       // already closed by a cancel
     }
   };
-  const readable = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
+  const readable = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      cancel() {
+        // The client went away: stop the calls, nobody can read their answers.
+        open = false;
+        clearInterval(keepAlive);
+        calls.abort(new Error("the client closed the stream"));
+      },
     },
-    cancel() {
-      // The client went away: stop the calls, nobody can read their answers.
-      open = false;
-      clearInterval(keepAlive);
-      calls.abort(new Error("the client closed the stream"));
-    },
-  });
+    BY_BYTES,
+  );
   for (const e of errors) write(e);
   void Promise.all(
     requests.map(async (m) => {
-      const answer = await dispatch(m, write);
+      const answer = await dispatch(m, notify);
       if (answer) writeText(budget ? budget.take(answer, m) : JSON.stringify(answer));
     }),
   ).finally(finish);

@@ -12,7 +12,8 @@ export type RefusalReason =
   | "auth_unavailable"
   | "rate_limited"
   | "body_too_large"
-  | "session_limit";
+  | "session_limit"
+  | "listen_limit";
 
 /** Metric names of @toolshed/http. */
 export const HttpMetric = {

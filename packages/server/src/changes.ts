@@ -2,7 +2,8 @@
 export type ChangeEvent =
   | { type: "tools/list_changed" }
   | { type: "prompts/list_changed" }
-  | { type: "resources/list_changed" }
+  /** `pack`: the pack whose tool changed the list; only callers that may see one of its resources hear it. */
+  | { type: "resources/list_changed"; pack?: string }
   | { type: "resources/updated"; uri: string };
 
 /**

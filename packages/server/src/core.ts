@@ -167,6 +167,7 @@ export class ProtocolCore {
   readonly #status = new WeakMap<object, number>();
   readonly #resourceUpdated: (uri: string) => void;
   readonly #resourceListChanged: () => void;
+  readonly #listChangedOf = new Map<string, () => void>();
   readonly #onToolOutcome: ToolOutcomeListener | undefined;
   readonly #telemetry: ServerTelemetry | undefined;
 
@@ -336,6 +337,20 @@ export class ProtocolCore {
     return this.#status.get(answer) ?? 200;
   }
 
+  /** The tool's ctx.resourceListChanged: the event names the tool's pack, so listeners who cannot see it are not told. */
+  #listChangedBy(toolName: string): () => void {
+    let publish = this.#listChangedOf.get(toolName);
+    if (publish === undefined) {
+      const pack = this.runtime.packOf(toolName);
+      publish =
+        pack === undefined
+          ? this.#resourceListChanged
+          : () => this.changes.publish({ type: "resources/list_changed", pack });
+      this.#listChangedOf.set(toolName, publish);
+    }
+    return publish;
+  }
+
   /** Ends every subscriptions/listen stream with its final result (the server is closing). */
   close(): void {
     for (const end of [...this.#listeners]) end();
@@ -402,7 +417,7 @@ export class ProtocolCore {
       requestId: call.id,
       logger: scope.logger,
       resourceUpdated: this.#resourceUpdated,
-      resourceListChanged: this.#resourceListChanged,
+      resourceListChanged: this.#listChangedBy(toolName),
       progress: async (progress, total, message) => {
         if (progressToken === undefined || !notify) return;
         const p: Params = { progressToken, progress };
@@ -549,10 +564,7 @@ export class ProtocolCore {
     // Only what this caller may read: a hidden or forbidden resource is not watched for it.
     const watched = new Set<string>(
       caps.resources?.subscribe
-        ? ((uris as string[] | undefined) ?? []).filter(
-            (u) =>
-              this.runtime.knowsResource(u, scope.authInfo) && this.runtime.access(scope.authInfo, "resource", u).ok,
-          )
+        ? ((uris as string[] | undefined) ?? []).filter((u) => readable(this.runtime, u, scope.authInfo))
         : [],
     );
     if (uris !== undefined) honoured.resourceSubscriptions = [...watched];
@@ -565,11 +577,22 @@ export class ProtocolCore {
     const signal = scope.cancel ?? scope.signal;
     if (signal.aborted) return final;
     return new Promise((resolve) => {
+      const { runtime } = this;
+      const auth = scope.authInfo;
       const unsubscribe = this.changes.subscribe((event) => {
         if (event.type === "resources/updated") {
           if (!matches(watched, event.uri)) return;
+          // Under a watched prefix may lie a resource this caller may not read: it hears nothing of it.
+          if (!watched.has(event.uri) && runtime.filtersByCaller && !readable(runtime, event.uri, auth)) return;
           void notify({ method: "notifications/resources/updated", params: { _meta: tag, uri: event.uri } });
         } else if (honoured[NOTIFICATION_OF[event.type]] === true) {
+          if (
+            event.type === "resources/list_changed" &&
+            event.pack !== undefined &&
+            !runtime.seesResourcesOf(event.pack, auth)
+          ) {
+            return;
+          }
           void notify({ method: `notifications/${event.type}`, params: { _meta: tag } });
         }
       });
@@ -747,6 +770,11 @@ function targetOf(
 }
 
 /** Whether a change to `uri` concerns a listener of `watched` (the URI itself or one below it). */
+/** Whether the caller knows the resource at `uri` and may read it. */
+function readable(runtime: Runtime, uri: string, auth: AuthInfo | undefined): boolean {
+  return runtime.knowsResource(uri, auth) && runtime.access(auth, "resource", uri).ok;
+}
+
 function matches(watched: ReadonlySet<string>, uri: string): boolean {
   if (watched.has(uri)) return true;
   for (const w of watched) if (uri.startsWith(w.endsWith("/") ? w : `${w}/`)) return true;

@@ -257,6 +257,22 @@ export class Runtime {
     return definition === undefined ? ACCESS_OK : this.#accessTo(auth, definition);
   }
 
+  /** The pack a tool belongs to, by the tool's name. */
+  packOf(toolName: string): string | undefined {
+    const tool = this.tools.get(toolName);
+    return tool === undefined ? undefined : this.#targets.get(tool)?.pack.name;
+  }
+
+  /** Whether the caller may read some resource or template of the pack (so hear that its list changed). */
+  seesResourcesOf(packName: string, auth: AuthInfo | undefined): boolean {
+    if (!this.filtersByCaller) return true;
+    for (const target of this.#targets.values()) {
+      if (target.pack.name !== packName || (target.kind !== "resource" && target.kind !== "resourceTemplate")) continue;
+      if (this.#accessTo(auth, target.definition).ok) return true;
+    }
+    return false;
+  }
+
   /** The access of one known definition (not checked when nothing is guarded). */
   #accessTo(auth: AuthInfo | undefined, definition: object): Access {
     if (!this.filtersByCaller) return ACCESS_OK;

@@ -116,7 +116,10 @@ export function createSdkServer(core: ProtocolCore, options: ConnectOptions = {}
   const state: ConnectionState = { server, logLevel: undefined, subscriptions: new Set<string>() };
   const subscriptions = state.subscriptions;
 
+  // The connection's credentials (one token per HTTP session), for the list changes it may hear.
+  let connectionAuth: Extra["authInfo"];
   const scopeOf = (extra: Extra): CallScope => {
+    if (extra.authInfo) connectionAuth = extra.authInfo;
     const scope: CallScope = {
       signal: extra.signal,
       logger,
@@ -148,6 +151,7 @@ export function createSdkServer(core: ProtocolCore, options: ConnectOptions = {}
   const sdkInitialize = handlers?.get("initialize");
   if (handlers && sdkInitialize) {
     handlers.set("initialize", (request, extra) => {
+      if ((extra as Extra).authInfo) connectionAuth = (extra as Extra).authInfo;
       const { params } = request as { params?: unknown };
       if (isModernRequest("initialize", params)) {
         return core.handle("initialize", params, (extra as Extra).requestId, scopeOf(extra as Extra));
@@ -169,7 +173,9 @@ export function createSdkServer(core: ProtocolCore, options: ConnectOptions = {}
         ? subscriptions.has(event.uri)
           ? server.sendResourceUpdated({ uri: event.uri })
           : undefined
-        : event.type === "resources/list_changed" && core.runtime.hasResources
+        : event.type === "resources/list_changed" &&
+            core.runtime.hasResources &&
+            (event.pack === undefined || core.runtime.seesResourcesOf(event.pack, connectionAuth))
           ? server.sendResourceListChanged()
           : undefined;
     sent?.catch((error: unknown) => logger.debug({ err: error }, "could not send a change notification"));
