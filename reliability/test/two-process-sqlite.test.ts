@@ -2,6 +2,7 @@ import { ERROR_META_KEY } from "@toolshed/errors";
 import { SqliteNotesStore } from "@toolshed/notes";
 import { openSqlite } from "@toolshed/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DriverNode, sqliteDriverNodes } from "./support/sqlite-driver-nodes.js";
 import { idKey, StdioChild } from "./support/stdio-child.js";
 import { tempDir } from "./support/temp-db.js";
 
@@ -30,8 +31,22 @@ async function callTool(child: StdioChild, name: string, args: object): Promise<
 }
 
 const ROUNDS = 40;
+const CREATES = 200;
 
-describe("two server processes on one SQLite file", () => {
+/** What a tool error's class says when the database was busy (or locked) past the busy timeout. */
+function busyOf(result: ToolResult): string | undefined {
+  const meta = result._meta?.[ERROR_META_KEY];
+  const text = result.content[0]?.text ?? "";
+  return result.isError && (meta?.code === "unavailable" || /busy|locked/i.test(text)) ? text : undefined;
+}
+
+/**
+ * Both servers on one file with the same SQLite driver, each driver that some Node here can run:
+ * better-sqlite3 on this Node, node:sqlite on this Node from 22.16 on or else on the Node 24 of
+ * node-lines. A driver no Node here can run is a skipped block that says why.
+ */
+function twoProcesses(run: Extract<DriverNode, { node: string }>) {
+  const { driver, node } = run;
   const temp = tempDir("two-process");
   const db = temp.file("toolshed.db");
   let a: StdioChild;
@@ -41,7 +56,16 @@ describe("two server processes on one SQLite file", () => {
     const store = SqliteNotesStore.open(db);
     await store.createNote({ title: "shared", body: "v1", tags: [] });
     await store.close();
-    [a, b] = await Promise.all([StdioChild.start(["--db", db]), StdioChild.start(["--db", db])]);
+    const start = () =>
+      StdioChild.start(["--db", db, "--sqlite-driver", driver], { TOOLSHED_LOG_LEVEL: "info" }, { node });
+    [a, b] = await Promise.all([start(), start()]);
+    // Each says which driver opened the file in its "ready" log line (stderr, which may trail stdout).
+    for (const child of [a, b]) {
+      for (let waited = 0; !child.stderr.includes("ready on stdio") && waited < 5_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(child.stderr).toContain(`"sqliteDriver":"${driver}"`);
+    }
   });
 
   afterAll(async () => {
@@ -66,6 +90,8 @@ describe("two server processes on one SQLite file", () => {
           known = note.version;
           continue;
         }
+        // A refusal is a conflict the caller can act on, never a busy database.
+        expect(busyOf(result), "a busy error reached the caller").toBeUndefined();
         const meta = result._meta?.[ERROR_META_KEY];
         expect(meta, result.content[0]?.text).toMatchObject({ kind: "tool", code: "conflict", retryable: false });
         conflicts++;
@@ -87,8 +113,42 @@ describe("two server processes on one SQLite file", () => {
     expect(successes.length + conflicts).toBe(2 * ROUNDS);
     expect(successes.some((s) => s.by === "A") && successes.some((s) => s.by === "B")).toBe(true);
     process.stderr.write(
-      `[two-process] ${successes.length} updates kept, ${conflicts} stale ones refused as conflicts\n`,
+      `[two-process ${driver}] ${successes.length} updates kept, ${conflicts} stale ones refused as conflicts\n`,
     );
+  }, 180_000);
+
+  it(`keeps every create_note when both create at once (${CREATES} each), with no busy error`, async () => {
+    const started = Date.now();
+    const writer = async (name: string, child: StdioChild) => {
+      for (let round = 0; round < CREATES; round++) {
+        const title = `race ${name} ${round}`;
+        const result = await callTool(child, "create_note", { title, body: `by ${name}`, tags: ["race"] });
+        expect(busyOf(result), "a busy error reached the caller").toBeUndefined();
+        expect(result.isError, result.content[0]?.text).toBeFalsy();
+      }
+    };
+    await Promise.all([writer("A", a), writer("B", b)]);
+    const took = Date.now() - started;
+    const check = SqliteNotesStore.open(db);
+    try {
+      for (const name of ["A", "B"]) {
+        for (let round = 0; round < CREATES; round++) {
+          expect(await check.getNote(`race ${name} ${round}`)).toMatchObject({ body: `by ${name}`, version: 1 });
+        }
+      }
+    } finally {
+      await check.close();
+    }
+    // Nothing more either: each note once.
+    const raw = openSqlite(db);
+    try {
+      expect(raw.prepare("SELECT count(*) AS n FROM notes WHERE title LIKE 'race %'").get()).toEqual({
+        n: 2 * CREATES,
+      });
+    } finally {
+      raw.close();
+    }
+    process.stderr.write(`[two-process ${driver}] ${2 * CREATES} creates from two processes kept, in ${took} ms\n`);
   }, 180_000);
 
   it("reports a write lock held past the busy timeout as a retryable unavailable error, then succeeds", async () => {
@@ -131,6 +191,18 @@ describe("two server processes on one SQLite file", () => {
       idempotency_key: "lock-1",
     });
     expect(created.isError).toBeFalsy();
-    process.stderr.write(`[two-process] busy calls answered after ${held} ms\n`);
+    process.stderr.write(`[two-process ${driver}] busy calls answered after ${held} ms\n`);
   }, 120_000);
-});
+}
+
+for (const run of sqliteDriverNodes()) {
+  if (run.problem === undefined) {
+    describe(`two server processes on one SQLite file, driver ${run.driver} (Node ${run.version})`, () =>
+      twoProcesses(run));
+  } else {
+    // A visible skip: the run says which driver it did not cover, and why.
+    describe.skip(`two server processes on one SQLite file, driver ${run.driver} (skipped: ${run.problem})`, () => {
+      it("loses no write and lets no busy error reach a caller", () => {});
+    });
+  }
+}

@@ -112,10 +112,13 @@ export class RequestStateCodec {
     if (typeof state !== "string" || state === "") throw invalidState("must be the string this server sent");
     if (state.length > this.maxBytes) throw invalidState(`is larger than ${this.maxBytes} bytes`);
     const dot = state.indexOf(".");
+    if (dot < 0) throw invalidState("was not issued by this server or was changed");
     const body = state.slice(0, dot);
-    const mac = Buffer.from(state.slice(dot + 1), "base64url");
-    const expected = this.#mac(body);
-    if (dot < 0 || mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
+    // The MAC as this server wrote it, compared as text: decoding what was sent would accept other
+    // spellings of the same bytes (padding, whitespace, other unused bits in the last character).
+    const mac = Buffer.from(state.slice(dot + 1), "utf8");
+    const expected = Buffer.from(this.#mac(body).toString("base64url"), "utf8");
+    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
       throw invalidState("was not issued by this server or was changed");
     }
     let payload: Payload;

@@ -46,9 +46,16 @@ export class StdioChild {
     });
   }
 
-  /** Starts `toolshed-stdio` on a database file and initializes the session. */
-  static async start(args: readonly string[], env: Record<string, string> = {}): Promise<StdioChild> {
-    const child = spawn(process.execPath, [STDIO_CLI, ...args], {
+  /**
+   * Starts `toolshed-stdio` on a database file and initializes the session; with `options.node`,
+   * on that Node binary instead of this process's (another Node line, e.g. for node:sqlite).
+   */
+  static async start(
+    args: readonly string[],
+    env: Record<string, string> = {},
+    options: { node?: string } = {},
+  ): Promise<StdioChild> {
+    const child = spawn(options.node ?? process.execPath, [STDIO_CLI, ...args], {
       env: { ...process.env, TOOLSHED_LOG_LEVEL: "warn", ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
