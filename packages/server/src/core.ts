@@ -179,12 +179,17 @@ export class ProtocolCore {
     this.#discoverTtlMs = options.discoverTtlMs ?? 5 * 60_000;
     this.#onToolOutcome = options.onToolOutcome;
     if (options.telemetry !== false) {
-      this.#telemetry = new ServerTelemetry((attr, name) =>
+      // Hidden from the caller counts as unknown; a scope it lacks does not (its 403 names the target).
+      const visible = (kind: "tool" | "prompt", name: string, auth: AuthInfo | undefined) => {
+        const access = runtime.access(auth, kind, name);
+        return access.ok || !access.hidden;
+      };
+      this.#telemetry = new ServerTelemetry((attr, name, auth) =>
         attr === TelemetryAttr.toolName
-          ? runtime.tools.has(name)
+          ? runtime.tools.has(name) && visible("tool", name, auth)
           : attr === TelemetryAttr.methodName
             ? this.#methods.has(name)
-            : runtime.prompts.has(name),
+            : runtime.prompts.has(name) && visible("prompt", name, auth),
       );
     }
     this.#serverInfo = { name: info.name, version: info.version };

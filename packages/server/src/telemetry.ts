@@ -19,6 +19,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { ERROR_META_KEY } from "@toolshed/errors";
+import type { AuthInfo } from "@toolshed/schema";
 import type { Era } from "./era.js";
 import { LEGACY_PROTOCOL_VERSIONS, MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
 import { JsonRpcError } from "./jsonrpc-error.js";
@@ -133,6 +134,8 @@ const carrierGetter: TextMapGetter<Record<string, unknown>> = {
 /** What telemetry needs of a request's scope. */
 export interface TelemetryScope {
   sessionId?: string;
+  /** The caller: a name hidden from it is recorded as unknown. */
+  authInfo?: AuthInfo;
   traceContext?: TraceContextCarrier;
 }
 
@@ -181,11 +184,11 @@ export class ServerTelemetry {
     }),
   }));
   /** Whether a name is one of the server's definitions (metric attributes take no client-made names). */
-  readonly #known: (attr: string, name: string) => boolean;
+  readonly #known: (attr: string, name: string, auth: AuthInfo | undefined) => boolean;
   /** Reference ids of masked JSON-RPC internal errors, for their span. */
   readonly refs = new WeakMap<JsonRpcError, string>();
 
-  constructor(known: (attr: string, name: string) => boolean) {
+  constructor(known: (attr: string, name: string, auth: AuthInfo | undefined) => boolean) {
     this.#known = known;
   }
 
@@ -219,14 +222,19 @@ export class ServerTelemetry {
     const version = era === "modern" ? meta?.[MetaKey.protocolVersion] : undefined;
     // Metric attributes take only values the server knows: a client that makes up method names or
     // versions would otherwise add a time series with each (the semantic conventions' "_OTHER").
-    const knownMethod = this.#known(TelemetryAttr.methodName, method);
+    const knownMethod = this.#known(TelemetryAttr.methodName, method, undefined);
     const metricAttrs: Attributes = { [TelemetryAttr.methodName]: knownMethod ? method : OTHER };
     if (typeof version === "string") {
       metricAttrs[TelemetryAttr.protocolVersion] = SUPPORTED_VERSIONS.has(version) ? version : OTHER;
     }
-    if (target !== undefined && target[0] !== TelemetryAttr.resourceUri && this.#known(target[0], target[1])) {
-      metricAttrs[target[0]] = target[1];
-    }
+    // A tool or prompt hidden from this caller is unknown to it: its name in /metrics would say it exists.
+    const known =
+      target !== undefined &&
+      target[0] !== TelemetryAttr.resourceUri &&
+      this.#known(target[0], target[1], scope.authInfo)
+        ? target
+        : undefined;
+    if (known !== undefined) metricAttrs[known[0]] = known[1];
     let span: Span | undefined;
     let active: Context | undefined;
     if (tracer !== undefined) {
@@ -249,7 +257,7 @@ export class ServerTelemetry {
     try {
       const result = active === undefined ? await answer() : await context.with(active, answer);
       if (method === "tools/call" && typeof result === "object" && result !== null) {
-        this.#toolResult(result as Record<string, unknown>, span, metricAttrs, target, instruments);
+        this.#toolResult(result as Record<string, unknown>, span, metricAttrs, known, instruments);
       }
       return result;
     } catch (error) {
@@ -276,13 +284,14 @@ export class ServerTelemetry {
     result: Record<string, unknown>,
     span: Span | undefined,
     metricAttrs: Attributes,
+    /** The tool, when its name may be recorded. */
     target: [string, string] | undefined,
     instruments: ServerInstruments | undefined,
   ): void {
     const outcome =
       result.resultType === "input_required" ? "input_required" : outcomeOf(result as Parameters<typeof outcomeOf>[0]);
     span?.setAttribute(TelemetryAttr.outcome, outcome);
-    if (instruments !== undefined && target !== undefined && this.#known(target[0], target[1])) {
+    if (instruments !== undefined && target !== undefined) {
       instruments.toolCalls.add(1, { [TelemetryAttr.toolName]: target[1], [TelemetryAttr.outcome]: outcome });
     }
     if (result.isError !== true) return;

@@ -742,3 +742,34 @@ describe.each(["modern", "legacy"] as const)("attachPack on an SDK v2 McpServer,
     await admin.close();
   });
 });
+
+describe.each(["2025", "2026-07-28"] as const)("hidden names in answers (issue 36), %s", (era) => {
+  it("a hidden prompt, template or resource answers exactly as a missing one, and no hint names it", async () => {
+    const noNotes: CanAccess = (who, target) =>
+      who?.clientId !== "guest" || !["note", "index", "summarize"].includes(target.name);
+    const server = serve({ canAccess: noNotes });
+    const guest = auth("guest", ["tools:read", "tools:write", "notes:read"]);
+    // Each pair: something hidden from the guest (or a near miss of it), then something that does not exist.
+    const pairs: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+      ["prompts/get", { name: "summarise", arguments: {} }, { name: "zzzzzzzzz", arguments: {} }],
+      [
+        "completion/complete",
+        { ref: { type: "ref/resource", uri: "note://{title}" }, argument: { name: "title", value: "g" } },
+        { ref: { type: "ref/resource", uri: "nope://{title}" }, argument: { name: "title", value: "g" } },
+      ],
+      ["resources/read", { uri: "note://groceries" }, { uri: "nope://groceries" }],
+    ];
+    for (const [method, hidden, missing] of pairs) {
+      const a = await ask(server, era, method, hidden, guest);
+      const b = await ask(server, era, method, missing, guest);
+      const neutral = (answer: Answer) =>
+        JSON.stringify(answer.error)
+          .replaceAll(/summarise|zzzzzzzzz/g, "NAME")
+          .replaceAll(/note:\/\/\{title\}|nope:\/\/\{title\}/g, "URI")
+          .replaceAll(/note:\/\/groceries|nope:\/\/groceries/g, "URI");
+      expect(a.error, method).toBeDefined();
+      expect(neutral(a), method).toBe(neutral(b));
+      expect(JSON.stringify(a), method).not.toMatch(/summarize|"note"|index/);
+    }
+  });
+});

@@ -278,3 +278,50 @@ describe("options", () => {
     expect(fromMeta?.spanContext().traceId).toBe(TRACE_ID);
   });
 });
+
+describe("names hidden from the caller (issue 36: /metrics must not say a hidden tool exists)", () => {
+  it("a call of a tool canAccess hides from the caller is recorded as of an unknown tool; its own callers' calls keep the name", async () => {
+    await server?.close();
+    server = createServer({
+      name: "otel",
+      version: "1.0.0",
+      packs: [pack],
+      logger: logs.logger,
+      canAccess: (auth, target) => !(target.name === "add" && auth?.clientId === "outsider"),
+    });
+    const as = (clientId: string, name: string) =>
+      (server as ToolshedServer).core.dispatch(
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name, arguments: { a: 1, b: 2 }, _meta: MODERN_META },
+        },
+        {
+          signal: new AbortController().signal,
+          logger: logs.logger,
+          authInfo: { clientId, token: `${clientId}-token`, scopes: ["tools:read", "tools:write"] },
+        },
+      );
+    // The outsider's call of the hidden tool, and of one that does not exist, read alike.
+    const hidden = await as("outsider", "add");
+    const missing = await as("outsider", "add_numbers");
+    expect("error" in hidden && hidden.error.code).toBe(-32602);
+    expect("error" in missing && missing.error.code).toBe(-32602);
+    await as("insider", "add");
+
+    const calls = await collect("toolshed.tool.calls");
+    expect(calls.map((p) => `${p.attributes["gen_ai.tool.name"]} ${p.attributes["toolshed.outcome"]}`)).toEqual([
+      "add ok",
+    ]);
+    expect(calls[0]?.value).toBe(1);
+    const durations = await collect("mcp.server.operation.duration");
+    const byTool = Object.fromEntries(
+      durations.map((p) => [
+        `${p.attributes["gen_ai.tool.name"]} ${p.attributes["error.type"]}`,
+        (p.value as Histogram).count,
+      ]),
+    );
+    expect(byTool).toEqual({ "add undefined": 1, "undefined -32602": 2 });
+  });
+});
