@@ -4,7 +4,7 @@ import type { Exchange } from "./exchange.js";
 import type { OriginPolicy } from "./guards.js";
 import { checkHostAndOrigin, tokenInQuery } from "./guards.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
-import type { RateLimiter } from "./rate-limit.js";
+import type { RateLimiter, RateLimitOutcome } from "./rate-limit.js";
 import type { RequestRecord } from "./request-context.js";
 import { countRefused, type RefusalReason } from "./telemetry.js";
 import { SCOPES } from "./tokens.js";
@@ -84,10 +84,20 @@ export async function admit(head: Exchange, record: RequestRecord, o: AdmissionO
   let owner: string | undefined;
   let ownLimit: number | undefined;
   if (o.auth) {
-    const outcome = await o.auth.authenticate(head.headers.get("authorization"));
+    const { limiter } = o;
+    // A token the introspection endpoint must be asked about costs the address one request of its
+    // allowance first: junk tokens cannot make this server flood the authorization server.
+    let charged: RateLimitOutcome | undefined;
+    const remote = limiter
+      ? async () => {
+          charged = await limiter.take(`addr:${address}`);
+          return charged.ok;
+        }
+      : undefined;
+    const outcome = await o.auth.authenticate(head.headers.get("authorization"), remote ? { remote } : undefined);
     if (!outcome.ok) {
       // Failed attempts count against the address, so guessing tokens is rate limited too.
-      const limited = await o.limiter?.take(`addr:${address}`);
+      const limited = charged ?? (await limiter?.take(`addr:${address}`));
       if (limited && !limited.ok) return refuse("rate_limited", tooMany(limited.retryAfterSeconds));
       const headers: Record<string, string> = {};
       if (outcome.status !== 503) {

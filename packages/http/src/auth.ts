@@ -61,7 +61,8 @@ export type AuthOutcome =
     }
   | {
       ok: false;
-      status: 401 | 403 | 503;
+      /** 429: a token that needed the introspection endpoint, which `remote: false` forbade. */
+      status: 401 | 403 | 429 | 503;
       /** RFC 6750 error code for WWW-Authenticate; absent when no token was sent. */
       error?: "invalid_token" | "insufficient_scope";
       description: string;
@@ -69,8 +70,17 @@ export type AuthOutcome =
       retryAfterSeconds?: number;
     };
 
+export interface AuthenticateOptions {
+  /**
+   * Asked before the introspection endpoint is asked about a token it has no cached answer for;
+   * false refuses the token with 429 instead, so a client sending junk tokens cannot make this
+   * server flood the authorization server. Static tokens, JWTs and cached answers do not ask.
+   */
+  remote?: () => boolean | Promise<boolean>;
+}
+
 export interface Authenticator {
-  authenticate(authorization: string | undefined | null): Promise<AuthOutcome>;
+  authenticate(authorization: string | undefined | null, options?: AuthenticateOptions): Promise<AuthOutcome>;
 }
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest();
@@ -116,9 +126,10 @@ export function createAuthenticator(options: AuthOptions): Authenticator | undef
     return found;
   };
 
-  const introspect = async (token: string): Promise<AuthOutcome> => {
+  const introspect = async (token: string, remote: AuthenticateOptions["remote"]): Promise<AuthOutcome> => {
     if (!introspector || !introspection) return invalid("the token is not valid");
-    const answer = await introspector.introspect(token);
+    const answer = await introspector.introspect(token, remote);
+    if (answer.kind === "deferred") return { ok: false, status: 429, description: "Too Many Requests" };
     if (answer.kind === "unavailable") {
       reportFailure(answer.reason);
       return { ok: false, status: 503, description: UNAVAILABLE };
@@ -133,7 +144,7 @@ export function createAuthenticator(options: AuthOptions): Authenticator | undef
   };
 
   return {
-    async authenticate(authorization) {
+    async authenticate(authorization, authOptions = {}) {
       if (!authorization) {
         return { ok: false, status: 401, description: "Unauthorized: send the header Authorization: Bearer <token>" };
       }
@@ -147,7 +158,7 @@ export function createAuthenticator(options: AuthOptions): Authenticator | undef
         return outcome;
       }
       const jwtShaped = token.split(".").length === 3;
-      if (!jwt || !keys || !jwtShaped) return introspect(token);
+      if (!jwt || !keys || !jwtShaped) return introspect(token, authOptions.remote);
       try {
         const { payload } = await jwtVerify(token, keys.getKey, {
           issuer: jwt.issuer,

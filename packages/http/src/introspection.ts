@@ -31,10 +31,16 @@ export type IntrospectionAnswer =
   | { kind: "active"; claims: Readonly<Record<string, unknown>> }
   | { kind: "inactive" }
   /** `reason` is for the operator's log: it never reaches the client. */
-  | { kind: "unavailable"; reason: string };
+  | { kind: "unavailable"; reason: string }
+  /** Not known yet, and the endpoint was not to be asked (see Introspector.introspect). */
+  | { kind: "deferred" };
 
 export interface Introspector {
-  introspect(token: string): Promise<IntrospectionAnswer>;
+  /**
+   * The endpoint's answer about `token`, cached. `mayAsk` is asked before the endpoint is (a token
+   * with no cached or pending answer); false makes the answer `deferred` without asking.
+   */
+  introspect(token: string, mayAsk?: () => boolean | Promise<boolean>): Promise<IntrospectionAnswer>;
 }
 
 export const DEFAULT_INTROSPECTION_CACHE_TTL_MS = 60_000;
@@ -121,16 +127,17 @@ export function createIntrospector(options: IntrospectionOptions, now: () => num
   };
 
   return {
-    introspect(token) {
+    async introspect(token, mayAsk) {
       const key = createHash("sha256").update(token).digest("base64url");
       const hit = cache.get(key);
       if (hit) {
         cache.delete(key);
         if (hit.until > now()) {
           cache.set(key, hit);
-          return Promise.resolve(hit.answer);
+          return hit.answer;
         }
       }
+      if (mayAsk && !pending.has(key) && !(await mayAsk())) return DEFERRED;
       const running = pending.get(key);
       if (running) return running;
       const asked = ask(token).then((answer) => {
@@ -145,6 +152,7 @@ export function createIntrospector(options: IntrospectionOptions, now: () => num
 }
 
 const unavailable = (reason: string): IntrospectionAnswer => ({ kind: "unavailable", reason });
+const DEFERRED: IntrospectionAnswer = Object.freeze({ kind: "deferred" as const });
 
 async function readAnswer(response: Response, url: string): Promise<IntrospectionAnswer> {
   if (response.status === 401 || response.status === 403) {
