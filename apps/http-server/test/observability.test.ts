@@ -123,6 +123,8 @@ describe("--metrics", () => {
     expect(status).toBe(200);
     expect(contentType).toMatch(/^text\/plain/);
     expect(toolCalls(text)).toEqual({ "get_note ok": 2, "list_notes ok": 1, "search_notes validation": 1 });
+    // The server's own vocabulary only: no argument the callers sent.
+    for (const sent of ["groceries", "todo", "milk"]) expect(text).not.toContain(sent);
     const families = parsePrometheus(text);
     const duration = [...families.values()].find((f) => f.name.startsWith("mcp_server_operation_duration"));
     expect(duration?.type).toBe("histogram");
