@@ -1,8 +1,9 @@
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { auditServer, DEFAULTS } from "./audit.js";
-import { ConnectError } from "./connect.js";
+import { ConnectError, MAX_SILENT } from "./connect.js";
 import { formatReport } from "./report.js";
+import { cut, safeJson, visible } from "./safe-text.js";
 import type { AuditOptions, AuditTarget } from "./types.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -19,11 +20,14 @@ Usage: toolshed-audit [options] -- <command> [args…]     (a server on stdio)
   --seed N             seed of the generated arguments (default ${DEFAULTS.seed})
   --runs N             hostile strings per probed tool, 0–1000 (default ${DEFAULTS.runs})
   --allow-writes       also call tools not marked readOnlyHint: true (they may change data)
-  --timeout MS         longest wait for one answer (default ${DEFAULTS.timeoutMs})
+  --timeout MS         longest wait for one answer (default ${DEFAULTS.timeoutMs}); ${MAX_SILENT} unanswered in a row end the audit
+  --max-answer BYTES   most bytes read for one answer or one whole list (default ${DEFAULTS.maxAnswerBytes}, 4 MiB)
   -h, --help           show this help
   --version            show the version
 
 Exit codes: 0 score at or above --min-score, 1 below it, 2 usage error or no connection.
+A server that does not answer tools/list within --timeout, or answers with more than --max-answer
+bytes, counts as no connection.
 `;
 
 const FLAGS = {
@@ -35,6 +39,7 @@ const FLAGS = {
   runs: { type: "string" },
   "allow-writes": { type: "boolean" },
   timeout: { type: "string" },
+  "max-answer": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -95,6 +100,7 @@ function parse(argv: string[]): Parsed {
     seed: integer("seed", v.seed, DEFAULTS.seed, -(2 ** 31), 2 ** 31 - 1),
     runs: integer("runs", v.runs, DEFAULTS.runs, 0, 1000),
     timeoutMs: integer("timeout", v.timeout, DEFAULTS.timeoutMs, 100, 600_000),
+    maxAnswerBytes: integer("max-answer", v["max-answer"], DEFAULTS.maxAnswerBytes, 1024, 1024 ** 3),
     allowWrites: Boolean(v["allow-writes"]),
   };
   const minScore = integer("min-score", v["min-score"], 0, 0, 100);
@@ -133,7 +139,7 @@ async function main(): Promise<number> {
   try {
     const report = await auditServer(parsed.target, parsed.options);
     process.stdout.write(
-      parsed.json ? `${JSON.stringify({ ...report, minScore: parsed.minScore }, null, 2)}\n` : formatReport(report),
+      parsed.json ? `${safeJson({ ...report, minScore: parsed.minScore })}\n` : formatReport(report),
     );
     if (report.score < parsed.minScore) {
       if (!parsed.json)
@@ -143,21 +149,27 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof ConnectError) {
-      process.stderr.write(`toolshed-audit: ${error.message}\n`);
+      process.stderr.write(`toolshed-audit: ${oneLine(error.message)}\n`);
       return 2;
     }
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    process.stderr.write(`toolshed-audit: the audit stopped: ${message}\n`);
+    process.stderr.write(`toolshed-audit: the audit stopped: ${oneLine(error)}\n`);
     return 2;
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`toolshed-audit: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}\n`);
-    process.exitCode = 2;
-  },
-);
+/** An error as one bounded line; its text may quote the server, so controls are shown escaped. */
+function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return visible(cut(message.split("\n")[0] ?? "", 2000));
+}
+
+const finish = (code: number) => {
+  process.exitCode = code;
+  // The audit has stopped its server; a stray socket or grandchild must not keep it running.
+  setTimeout(() => process.exit(), 5000).unref();
+};
+
+main().then(finish, (error: unknown) => {
+  process.stderr.write(`toolshed-audit: ${oneLine(error)}\n`);
+  finish(2);
+});

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { cappedFetch, cappedText, NoAnswerError } from "./capped-fetch.js";
+import { CappedStdioTransport, type Limits, stopChild } from "./stdio-transport.js";
 import type { AuditTarget, ProtocolInfo } from "./types.js";
 
 /** The revision of the stateless era, which the SDK 1.x client does not speak. */
@@ -19,7 +20,11 @@ export type Outcome =
   | { kind: "result"; result: Record<string, unknown> }
   | { kind: "error"; code: number; message: string }
   | { kind: "timeout" }
+  | { kind: "too_large"; limit: number }
   | { kind: "closed"; message: string };
+
+/** Requests in a row that get no answer before the audit takes the server for gone. */
+export const MAX_SILENT = 2;
 
 export interface Connection {
   target: string;
@@ -29,6 +34,10 @@ export interface Connection {
   request(method: string, params?: Record<string, unknown>): Promise<Outcome>;
   /** False once the server process or connection is gone. */
   alive(): boolean;
+  /** Why the connection is gone, in words, once it is. */
+  lost(): string | undefined;
+  /** Bytes received so far. */
+  received(): number;
   close(): Promise<void>;
 }
 
@@ -101,7 +110,7 @@ const NETWORK_WORDS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
 };
 
-async function discoverOverHttp(url: string, headers: Record<string, string>, timeoutMs: number) {
+async function discoverOverHttp(url: string, headers: Record<string, string>, timeoutMs: number, maxBytes: number) {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -126,7 +135,7 @@ async function discoverOverHttp(url: string, headers: Record<string, string>, ti
       `cannot reach ${url}: ${what}${code && what !== code ? ` (${code})` : ""}; start the server, or pass the URL of its Streamable HTTP endpoint (for example --url http://127.0.0.1:3000/mcp)`,
     );
   }
-  const text = await response.text().catch(() => "");
+  const text = await cappedText(response, maxBytes).catch(() => "");
   return { status: response.status, versions: response.ok ? discoveredVersions(text) : undefined };
 }
 
@@ -136,6 +145,8 @@ function httpFailure(url: string, error: unknown, discovered: string[] | undefin
       `${url} speaks only MCP ${discovered.join(", ")} (server/discover answered, initialize did not); toolshed-audit's client (SDK 1.x) audits servers that accept the 2025 handshake (revisions 2024-11-05 to 2025-11-25)`,
     );
   }
+  if (error instanceof NoAnswerError)
+    return new ConnectError(`${url} stopped answering during the handshake: ${error.message}`);
   const code = error instanceof StreamableHTTPError ? error.code : status;
   if (code === 401 || code === 403)
     return new ConnectError(
@@ -153,6 +164,7 @@ function httpFailure(url: string, error: unknown, discovered: string[] | undefin
 function discoverOverStdio(
   target: { command: string; args?: string[]; env?: Record<string, string>; cwd?: string },
   timeoutMs: number,
+  maxBytes: number,
 ) {
   return new Promise<string[] | undefined>((resolve) => {
     let out = "";
@@ -166,7 +178,7 @@ function discoverOverStdio(
       if (done) return;
       done = true;
       clearTimeout(timer);
-      child.kill();
+      void stopChild(child);
       resolve(value);
     };
     const timer = setTimeout(() => finish(undefined), timeoutMs);
@@ -174,6 +186,7 @@ function discoverOverStdio(
     child.on("exit", () => finish(discoveredVersions(out.split("\n")[0] ?? "")));
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
+      if (out.length > maxBytes) return finish(undefined);
       for (const line of out.split("\n").slice(0, -1)) {
         const versions = discoveredVersions(line);
         if (versions) return finish(versions);
@@ -185,6 +198,7 @@ function discoverOverStdio(
 }
 
 function toOutcome(error: unknown, alive: boolean): Outcome {
+  if (error instanceof NoAnswerError) return { kind: "timeout" };
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout) return { kind: "timeout" };
     if (error.code === ErrorCode.ConnectionClosed || !alive) return { kind: "closed", message: error.message };
@@ -202,13 +216,30 @@ function erasOf(negotiated: string | undefined, discovered: string[] | undefined
   return `${legacy}; ${modern}`;
 }
 
-/** Connects the SDK 1.x client, over stdio or Streamable HTTP, and learns which eras the server speaks. */
-export async function connect(target: AuditTarget, timeoutMs: number): Promise<Connection> {
+/**
+ * Connects the SDK 1.x client, over stdio or Streamable HTTP, and learns which eras the server speaks.
+ * Reads at most `maxAnswerBytes` per answer: a longer one closes the connection.
+ */
+export async function connect(target: AuditTarget, timeoutMs: number, maxAnswerBytes: number): Promise<Connection> {
   const label = describeTarget(target);
   let discovered: string[] | undefined;
   let closed = false;
-  let stderrTail = "";
-  let transport: StdioClientTransport | StreamableHTTPClientTransport;
+  let tooLarge = false;
+  let lost: string | undefined;
+  let received = 0;
+  let silent = 0;
+  const limits: Limits = {
+    maxAnswerBytes,
+    onTooLarge: () => {
+      tooLarge = true;
+      lost ??= `the server sent an answer over ${maxAnswerBytes} bytes (--max-answer); the audit stopped reading and closed the connection`;
+      void client.close().catch(() => {});
+    },
+    onBytes: (count) => {
+      received += count;
+    },
+  };
+  let transport: CappedStdioTransport | StreamableHTTPClientTransport;
   if ("url" in target) {
     let url: URL;
     try {
@@ -221,26 +252,19 @@ export async function connect(target: AuditTarget, timeoutMs: number): Promise<C
     if (url.protocol !== "http:" && url.protocol !== "https:")
       throw new ConnectError(`--url must be http:// or https://, got ${url.protocol}`);
     const headers = target.headers ?? {};
-    const probe = await discoverOverHttp(url.href, headers, timeoutMs);
+    const probe = await discoverOverHttp(url.href, headers, timeoutMs, maxAnswerBytes);
     discovered = probe.versions;
-    transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+    transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers },
+      fetch: cappedFetch(timeoutMs, limits),
+    });
   } else {
-    const stdio = new StdioClientTransport({
-      command: target.command,
-      args: target.args ?? [],
-      env: { ...(process.env as Record<string, string>), ...target.env },
-      ...(target.cwd ? { cwd: target.cwd } : {}),
-      stderr: "pipe",
-    });
-    // Keep the end of the server's stderr to explain a failed start; never echo it otherwise.
-    stdio.stderr?.on("data", (chunk: Buffer) => {
-      stderrTail = (stderrTail + chunk.toString()).slice(-4000);
-    });
-    transport = stdio;
+    transport = new CappedStdioTransport(target, limits);
   }
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   client.onclose = () => {
     closed = true;
+    lost ??= "the connection closed (the server exited or dropped it)";
   };
   client.onerror = () => {};
   const recording = new RecordingTransport(transport);
@@ -248,6 +272,10 @@ export async function connect(target: AuditTarget, timeoutMs: number): Promise<C
     await client.connect(recording, { timeout: timeoutMs });
   } catch (error) {
     await client.close().catch(() => {});
+    if (tooLarge)
+      throw new ConnectError(
+        `${label} answered initialize with more than ${maxAnswerBytes} bytes (--max-answer); the audit read no more`,
+      );
     if ("url" in target) throw httpFailure(target.url, error, discovered);
     const code = causeCode(error);
     if (code === "ENOENT")
@@ -255,42 +283,58 @@ export async function connect(target: AuditTarget, timeoutMs: number): Promise<C
         `cannot start ${JSON.stringify(target.command)}: no such command; pass the server's command after --, for example -- node dist/server.js`,
       );
     if (code === "EACCES") throw new ConnectError(`cannot start ${JSON.stringify(target.command)}: permission denied`);
-    const modern = await discoverOverStdio(target, Math.min(timeoutMs, 5000));
+    const modern = await discoverOverStdio(target, Math.min(timeoutMs, 5000), maxAnswerBytes);
     if (modern?.length)
       throw new ConnectError(
         `${label} speaks only MCP ${modern.join(", ")} (server/discover answered, initialize did not); toolshed-audit's client (SDK 1.x) audits servers that accept the 2025 handshake (revisions 2024-11-05 to 2025-11-25)`,
       );
+    const stderrTail = transport instanceof CappedStdioTransport ? transport.stderrTail : "";
     const lastLine = stderrTail.trim().split("\n").pop()?.slice(0, 300);
     const why =
       error instanceof McpError && error.code === ErrorCode.RequestTimeout
-        ? "did not answer initialize in time"
+        ? `did not answer initialize in ${timeoutMs} ms (--timeout)`
         : "closed before answering initialize";
     throw new ConnectError(
       `${label} ${why}${lastLine ? `; its last stderr line: ${lastLine}` : ""}; check that the command after -- starts an MCP server on stdio`,
     );
   }
   const request = async (method: string, params: Record<string, unknown> = {}): Promise<Outcome> => {
+    if (lost) return { kind: "closed", message: lost };
     try {
       const result = await client.request({ method, params } as never, ResultSchema, { timeout: timeoutMs });
+      silent = 0;
       return { kind: "result", result: result as Record<string, unknown> };
     } catch (error) {
-      return toOutcome(error, !closed);
+      // Requests go one at a time, so the answer that was too large is this one's.
+      if (tooLarge) return { kind: "too_large", limit: maxAnswerBytes };
+      const outcome = toOutcome(error, !closed);
+      silent = outcome.kind === "timeout" ? silent + 1 : 0;
+      if (silent >= MAX_SILENT && !lost) {
+        lost = `the server stopped answering (${MAX_SILENT} requests in a row got no answer in ${timeoutMs} ms, --timeout); the audit closed the connection`;
+        await client.close().catch(() => {});
+      }
+      return outcome;
     }
   };
   if (!("url" in target)) {
     const modern = await request("server/discover", modernBody(0).params);
     if (modern.kind === "result" && Array.isArray(modern.result.supportedVersions))
-      discovered = (modern.result.supportedVersions as unknown[]).filter((v): v is string => typeof v === "string");
+      discovered = (modern.result.supportedVersions as unknown[])
+        .filter((v): v is string => typeof v === "string")
+        .slice(0, 20)
+        .map((v) => v.slice(0, 100));
   }
   const negotiated = recording.negotiated;
   const info = client.getServerVersion();
   return {
     target: label,
-    server: { name: info?.name, version: info?.version },
+    server: { name: info?.name?.slice(0, 1000), version: info?.version?.slice(0, 1000) },
     capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>,
     protocol: { negotiated, discovered, eras: erasOf(negotiated, discovered) },
     request,
-    alive: () => !closed,
+    alive: () => !closed && !lost,
+    lost: () => lost,
+    received: () => received,
     close: async () => {
       await client.close().catch(() => {});
     },

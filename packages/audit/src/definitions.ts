@@ -1,5 +1,16 @@
 import type { RuleId } from "./rules.js";
-import { definitionsOf, isSchema, resolveRef, type Schema, typesOf, walkSchema } from "./schema-walk.js";
+import { cut } from "./safe-text.js";
+import {
+  definitionsOf,
+  isSchema,
+  MAX_DEPTH,
+  MAX_NODES,
+  refCycle,
+  resolveRef,
+  type Schema,
+  typesOf,
+  walkSchema,
+} from "./schema-walk.js";
 import type { Finding } from "./types.js";
 
 /** The tool name rule of CONTRACT.md C13 (and of the MCP specification). */
@@ -77,7 +88,11 @@ function add(findings: Findings, rule: RuleId, finding: Finding): void {
   findings.set(rule, list);
 }
 
-const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
+/** A value as JSON, cut short: names and schemas come from the server and can be any size. */
+const show = (value: unknown): string => {
+  const text = typeof value === "string" ? JSON.stringify(value.slice(0, 200)) : JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 120 ? `${text.slice(0, 119)}…` : text;
+};
 
 /** Checks published definitions against rules D1–D10; only problems become findings. */
 export function checkDefinitions(
@@ -88,7 +103,7 @@ export function checkDefinitions(
   const findings: Findings = new Map();
   const seen = new Set<string>();
   tools.forEach((tool, index) => {
-    const name = typeof tool.name === "string" ? tool.name : `tools[${index}]`;
+    const name = typeof tool.name === "string" ? tool.name.slice(0, 200) : `tools[${index}]`;
     checkName(findings, tool.name, name, seen);
     checkDescription(findings, tool.description, name);
     checkInput(findings, tool.inputSchema, name);
@@ -127,14 +142,16 @@ function checkDescription(findings: Findings, description: unknown, name: string
 }
 
 /** A node's description, on itself, on the definition it refers to, or on a branch of a union. */
-function describedAs(node: Schema, definitions: Record<string, Schema>): boolean {
+function describedAs(node: Schema, definitions: Record<string, Schema>, depth = 0): boolean {
+  if (depth > 8) return false;
   if (typeof node.description === "string" && node.description.trim() !== "") return true;
   const target = resolveRef(node.$ref, definitions);
   if (target && target !== node && typeof target.description === "string" && target.description.trim() !== "")
     return true;
   for (const key of ["anyOf", "oneOf", "allOf"]) {
     const branches = node[key];
-    if (Array.isArray(branches) && branches.some((b) => isSchema(b) && describedAs(b, definitions))) return true;
+    if (Array.isArray(branches) && branches.some((b) => isSchema(b) && describedAs(b, definitions, depth + 1)))
+      return true;
   }
   return false;
 }
@@ -151,13 +168,32 @@ function checkInput(findings: Findings, schema: unknown, name: string): void {
   const definitions = definitionsOf(schema);
   const undescribed: string[] = [];
   const open: string[] = [];
-  walkSchema(schema, ({ node, path, isProperty }) => {
+  const limit = walkSchema(schema, ({ node, path, isProperty }) => {
     if (isProperty && !describedAs(node, definitions)) undescribed.push(path);
     if (typesOf(node).includes("object") || isSchema(node.properties)) {
       if (node.additionalProperties === undefined || node.additionalProperties === true) open.push(path || "(root)");
     }
     checkBounds(findings, node, path, name);
   });
+  if (limit.tooDeep !== undefined)
+    add(findings, "D4", {
+      status: "fail",
+      subject: name,
+      message: `inputSchema nests deeper than ${MAX_DEPTH} levels (at ${cut(limit.tooDeep, 60)}); the audit checked ${MAX_DEPTH} levels, and clients may refuse it`,
+    });
+  if (limit.tooMany)
+    add(findings, "D4", {
+      status: "fail",
+      subject: name,
+      message: `inputSchema has more than ${MAX_NODES} subschemas; the audit checked the first ${MAX_NODES}, and each one costs a model tokens`,
+    });
+  const cycle = refCycle(schema);
+  if (cycle)
+    add(findings, "D4", {
+      status: "fail",
+      subject: name,
+      message: `$ref cycle ${[...cycle, cycle[0]].join(" → ")}: it never reaches a schema, so no validator can resolve it`,
+    });
   if (undescribed.length > 0)
     add(findings, "D3", { status: "fail", subject: name, message: `no description on ${undescribed.join(", ")}` });
   if (open.length > 0)
@@ -202,9 +238,12 @@ function checkPortable(findings: Findings, schema: Schema, name: string, which: 
   const problems: string[] = [];
   if (schema.$schema !== undefined)
     problems.push(`$schema ${show(schema.$schema)} (strict clients of the other draft refuse it)`);
-  const visit = (node: unknown, at: string) => {
+  let nodes = 0;
+  const visit = (node: unknown, at: string, depth = 0) => {
+    // Bounded like walkSchema (a subschema is about two JSON levels); D4 reports what is cut.
+    if (depth > 2 * MAX_DEPTH + 2 || ++nodes > 4 * MAX_NODES) return;
     if (Array.isArray(node)) {
-      for (const [i, n] of node.entries()) visit(n, `${at}/${i}`);
+      for (const [i, n] of node.entries()) visit(n, `${at}/${i}`, depth + 1);
       return;
     }
     if (!isSchema(node)) return;
@@ -231,10 +270,10 @@ function checkPortable(findings: Findings, schema: Schema, name: string, which: 
       if (key === "type" && Array.isArray(value))
         problems.push(`${here}: a list of types (strict validators refuse it; use anyOf)`);
       if (key === "properties" || key === "definitions" || key === "$defs" || key === "patternProperties") {
-        if (isSchema(value)) for (const [k, sub] of Object.entries(value)) visit(sub, `${here}/${k}`);
+        if (isSchema(value)) for (const [k, sub] of Object.entries(value)) visit(sub, `${here}/${k}`, depth + 2);
         continue;
       }
-      visit(value, here);
+      visit(value, here, depth + 1);
     }
   };
   visit(schema, "");

@@ -23,6 +23,9 @@ export interface ProbeResult {
   calls: number;
 }
 
+/** Leaks are looked for in the start of each answer: the patterns are not linear on hostile text. */
+const LEAK_SCAN_CHARS = 16_384;
+
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** Cuts an answer to one line of at most `max` characters. */
@@ -52,6 +55,8 @@ function answered(outcome: Outcome, timeoutMs: number): string {
       return `JSON-RPC ${outcome.code} "${clip(outcome.message, 100)}"`;
     case "timeout":
       return `no answer in ${timeoutMs} ms`;
+    case "too_large":
+      return `an answer over ${outcome.limit} bytes (the audit read no more)`;
     case "closed":
       return "the connection closed (did the server exit?)";
   }
@@ -300,7 +305,7 @@ export async function runProbes(
     return connection.request("tools/call", { name, arguments: args });
   };
   const leakCheck = (tool: string, outcome: Outcome, sent: string[], of: () => void) => {
-    const leak = findLeak(textOf(outcome), sent);
+    const leak = findLeak(textOf(outcome).slice(0, LEAK_SCAN_CHARS), sent);
     if (leak)
       recorder.note(
         "B4",
@@ -354,7 +359,7 @@ export async function runProbes(
           answers += 1;
         },
       );
-      if (outcome.kind === "closed") break;
+      if (!connection.alive()) break;
     }
     recorder.flush("B1", tool.name, cases.length);
     recorder.flush("B2", tool.name, cases.length);
@@ -384,7 +389,7 @@ export async function runProbes(
         leakCheck(tool.name, outcome, [value], () => {
           answers += 1;
         });
-        if (outcome.kind === "closed") break;
+        if (!connection.alive()) break;
       }
       recorder.flush("B3", tool.name, values.length);
     }
@@ -429,7 +434,7 @@ export async function runProbes(
     } else {
       recorder.add("B5", { status: "fail", subject: name, message: `${what}; expected JSON-RPC -32602` });
     }
-    const leak = findLeak(textOf(outcome), [name]);
+    const leak = findLeak(textOf(outcome).slice(0, LEAK_SCAN_CHARS), [name]);
     if (leak)
       recorder.add("B4", {
         status: "fail",
@@ -438,12 +443,14 @@ export async function runProbes(
       });
   }
 
+  if (!connection.alive()) skipped.set("B5", "the connection was gone before the unknown-tool call");
+
   // Survival: still answering after everything above.
   if (!connection.alive()) {
     recorder.add("B6", {
       status: "fail",
       subject: "server",
-      message: "the connection closed during the probes (the server exited or dropped it)",
+      message: `during the probes: ${connection.lost() ?? "the connection closed (the server exited or dropped it)"}`,
     });
   } else {
     const ping = await connection.request("ping");

@@ -1,10 +1,21 @@
 import type { Findings } from "./definitions.js";
 import { plural } from "./probes.js";
 import { RULES, type RuleId } from "./rules.js";
-import type { AuditReport, RuleResult, Status } from "./types.js";
+import { cut, visible } from "./safe-text.js";
+import type { AuditReport, Finding, RuleResult, Status } from "./types.js";
+
+/** A report lists this many findings per rule at most (the summary counts them all). */
+export const MAX_FINDINGS = 1000;
 
 const RANK: Record<Status, number> = { skip: 0, pass: 1, warn: 2, fail: 3 };
 const CREDIT: Record<Status, number> = { pass: 1, warn: 0.5, fail: 0, skip: 0 };
+
+// Subjects and messages quote the server, whose names and texts can be any size.
+const bounded = (f: Finding): Finding => ({
+  status: f.status,
+  subject: cut(f.subject, 200),
+  message: cut(f.message, 1000),
+});
 
 /** Turns findings into one result per rule, in the order of RULES. */
 export function ruleResults(
@@ -25,8 +36,11 @@ export function ruleResults(
       .map((s) => [s, list.filter((f) => f.status === s).length] as const)
       .filter(([, n]) => n > 0);
     const summary =
-      list.length > 0 ? counts.map(([s, n]) => `${n} ${s}`).join(", ") : (skip ?? summaries.get(rule.id) ?? "");
-    return { id: rule.id, title: rule.title, contract: [...rule.contract], status, summary, findings: list };
+      list.length > 0
+        ? `${counts.map(([s, n]) => `${n} ${s}`).join(", ")}${list.length > MAX_FINDINGS ? ` (the first ${MAX_FINDINGS} listed)` : ""}`
+        : (skip ?? summaries.get(rule.id) ?? "");
+    const listed = list.slice(0, MAX_FINDINGS).map(bounded);
+    return { id: rule.id, title: rule.title, contract: [...rule.contract], status, summary, findings: listed };
   });
 }
 
@@ -44,16 +58,18 @@ export function scoreOf(rules: RuleResult[]): number {
 }
 
 const pad = (text: string, width: number) => (text.length >= width ? text : text + " ".repeat(width - text.length));
-const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-/** The report as plain text: a header, one table row per rule, then the problems found, rule by rule. */
+/**
+ * The report as plain text: a header, one table row per rule, then the problems found, rule by rule.
+ * Control and bidi characters from the server are shown escaped (`\x1b`, `\u202e`), never sent raw.
+ */
 export function formatReport(report: AuditReport, options: { detailsPerRule?: number } = {}): string {
   const perRule = options.detailsPerRule ?? 5;
   const lines: string[] = [];
-  const server = [report.server.name, report.server.version].filter(Boolean).join(" ") || "(unnamed)";
+  const server = cut([report.server.name, report.server.version].filter(Boolean).join(" ") || "(unnamed)", 200);
   lines.push(`toolshed-audit: ${report.target}`);
   lines.push(`server    ${server}`);
-  lines.push(`protocol  ${report.protocol.eras}`);
+  lines.push(`protocol  ${cut(report.protocol.eras, 300)}`);
   const { tools, prompts, resources, probedTools, calls } = report.counts;
   lines.push(
     `checked   ${plural(tools, "tool")} (${probedTools} probed), ${plural(prompts, "prompt")}, ${plural(resources, "resource")}; ${plural(calls, "tool call")}; seed ${report.options.seed}, ${report.options.runs} runs${report.options.allowWrites ? ", --allow-writes" : ""}`,
@@ -76,9 +92,12 @@ export function formatReport(report: AuditReport, options: { detailsPerRule?: nu
       lines.push(`  ${rule.id} ${rule.title} (${rule.contract.join(", ")}): ${rule.summary}`);
       for (const f of rule.findings.slice(0, perRule))
         lines.push(`    ${f.status} ${f.subject}: ${cut(f.message, 200)}`);
-      if (rule.findings.length > perRule) lines.push(`    … ${rule.findings.length - perRule} more (--json lists all)`);
+      if (rule.findings.length > perRule)
+        lines.push(
+          `    … ${rule.findings.length - perRule} more (--json lists ${rule.findings.length < MAX_FINDINGS ? "all" : `the first ${MAX_FINDINGS}`})`,
+        );
     }
   }
   lines.push("", `score ${report.score}/100`);
-  return `${lines.join("\n")}\n`;
+  return `${lines.map((line) => visible(line)).join("\n")}\n`;
 }

@@ -12,6 +12,8 @@ export interface AuditOptions {
   allowWrites?: boolean;
   /** Longest wait for one answer, in milliseconds (default 10000). */
   timeoutMs?: number;
+  /** Most bytes read for one answer, or for all pages of one list (default 4 MiB); a longer answer closes the connection. */
+  maxAnswerBytes?: number;
 }
 
 export type Status = "pass" | "warn" | "fail" | "skip";

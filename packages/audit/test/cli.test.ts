@@ -52,13 +52,14 @@ describe("toolshed-audit", () => {
     const { code, stdout, stderr } = await runCli(["--sede", "1", ...SDK_EXAMPLE]);
     expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
     expect(stderr).toBe(
-      "toolshed-audit: Unknown option '--sede'; flags: --url, --header, --json, --min-score, --seed, --runs, --allow-writes, --timeout, --help, --version; the server's command goes after -- (--help shows usage)\n",
+      "toolshed-audit: Unknown option '--sede'; flags: --url, --header, --json, --min-score, --seed, --runs, --allow-writes, --timeout, --max-answer, --help, --version; the server's command goes after -- (--help shows usage)\n",
     );
   });
 
   it.each([
     [["--min-score", "101", ...SDK_EXAMPLE], '--min-score must be a whole number from 0 to 100, got "101"'],
     [["--runs", "many", ...SDK_EXAMPLE], '--runs must be a whole number from 0 to 1000, got "many"'],
+    [["--max-answer", "4MB", ...SDK_EXAMPLE], '--max-answer must be a whole number from 1024 to 1073741824, got "4MB"'],
     [
       ["--url", "http://127.0.0.1:3000/mcp", "--header", "no colon"],
       '--header must look like "Name: value", got "no colon"',

@@ -17,13 +17,13 @@ export function tempDb(): string {
   return tempDir("audit").file("toolshed.db");
 }
 
-/** Runs dist/cli.js to completion. */
+/** Runs dist/cli.js to completion; `nodeArgs` go to Node before the script. */
 export function runCli(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: { cwd?: string; env?: Record<string, string>; nodeArgs?: string[] } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [CLI, ...args], {
+    const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
       cwd: options.cwd ?? AUDIT_DIR,
       env: { PATH: process.env.PATH ?? "", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
