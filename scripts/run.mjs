@@ -11,8 +11,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["-y", "pnpm@12.4.2"];
 const isCI = process.env.CI === "true" || process.env.CI === "1";
 
+// npm's and pnpm's "Update available … curl … | sh" banners are not ours to print.
+const QUIET_ENV = { ...process.env, npm_config_update_notifier: "false" };
+
 function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: QUIET_ENV, ...options });
   if (result.error) throw result.error;
   return result.status ?? 1;
 }
@@ -66,8 +69,10 @@ function install() {
   pnpm("install dependencies", "install", ...frozen);
 }
 
-function build() {
-  pnpm("build packages", "exec", "turbo", "run", "build", "--output-logs=errors-only");
+/** Builds every package, or with `only` the named one and what it needs. */
+function build(only) {
+  const filter = only ? [`--filter=${only}...`] : [];
+  pnpm("build packages", "exec", "turbo", "run", "build", ...filter, "--output-logs=errors-only");
 }
 
 function summary(reportPath) {
@@ -103,7 +108,7 @@ function step(name, command, args, { out, env, note } = {}) {
   else writeSync(out, `\n> ${name}\n`);
   const child = spawn(command, args, {
     cwd: root,
-    env: env === undefined ? process.env : { ...process.env, ...env },
+    env: env === undefined ? QUIET_ENV : { ...QUIET_ENV, ...env },
     stdio: out === undefined ? "inherit" : ["ignore", out, out],
     detached: out !== undefined,
   });
@@ -233,10 +238,10 @@ function finish(reports, status) {
 // The main job: the HTTP server with all three packs on ./.toolshed/demo.db, seeded with demo data.
 // "Serving" is printed only once the server process started here says so over its IPC channel (a
 // port that answers may belong to another program); signals reach it, and npm start exits after it.
-async function serve(args) {
+async function serve(args, label) {
   const entry = join(root, "apps/http-server/dist/index.js");
   if (!existsSync(entry)) {
-    process.stderr.write("npm start: apps/http-server is not built; run npm run build (npm start builds it).\n");
+    process.stderr.write(`${label}: apps/http-server is not built; run npm run build (npm start builds it).\n`);
     process.exit(1);
   }
   const db = join(root, ".toolshed/demo.db");
@@ -276,13 +281,13 @@ async function serve(args) {
   });
   if (failure !== undefined) {
     process.stderr.write(
-      `\nnpm start: toolshed-http could not start: ${failure}\n` +
-        "Flags after -- reach the server, for example: npm start -- --port 4000 (npm start -- --help lists them).\n",
+      `\n${label}: toolshed-http could not start: ${failure}\n` +
+        `Flags after -- reach the server, for example: ${label} -- --port 4000 (${label} -- --help lists them).\n`,
     );
   } else if (signal) {
-    process.stderr.write(`\nnpm start: toolshed-http was killed by ${signal}\n`);
+    process.stderr.write(`\n${label}: toolshed-http was killed by ${signal}\n`);
   } else if (code !== 0 && signalled === 0) {
-    process.stderr.write(`\nnpm start: toolshed-http exited with code ${code}\n`);
+    process.stderr.write(`\n${label}: toolshed-http exited with code ${code}\n`);
   }
   process.exit(code ?? 128 + (osConstants.signals[signal] ?? 0));
 }
@@ -342,8 +347,9 @@ switch (command) {
     break;
   case "start":
     install();
-    build();
-    await serve(rest);
+    // Only the server and the packages it runs on: not the benchmarks or the test harnesses.
+    build("@toolshed/http-server");
+    await serve(rest, "npm start");
     break;
   case "pack-local":
     install();
@@ -352,7 +358,7 @@ switch (command) {
     break;
   case "serve":
     // What start runs after install and build.
-    await serve(rest);
+    await serve(rest, "npm run serve");
     break;
   default:
     process.stderr.write(

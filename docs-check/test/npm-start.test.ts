@@ -138,7 +138,10 @@ describe("npm start", () => {
       const { code } = await run.exited;
       expect(run.stdout()).not.toContain("serving");
       expect(run.stderr()).toContain(`port ${port} on 127.0.0.1 is in use`);
-      expect(run.stderr()).toContain("npm start -- --port");
+      // `serve` is what `npm run serve` runs: its messages say so, not "npm start" (issue 37).
+      expect(run.stderr()).toContain("npm run serve: toolshed-http could not start");
+      expect(run.stderr()).toContain("npm run serve -- --port");
+      expect(run.stderr()).not.toContain("npm start");
       expect(code).toBe(2);
     } finally {
       await new Promise((resolve) => other.close(resolve));

@@ -434,6 +434,11 @@ describe("identity-provider limits", () => {
 
   it("lists the flags in the help", () => {
     const text = usageText("1.2.3");
+    // One column for the text, at least two spaces after the longest flag (issue 37).
+    const rows = text.split("\n").filter((l) => /^ {2}-/.test(l));
+    const columns = new Set(rows.map((l) => /^( {2}\S.*?\S) {2,}\S/.exec(l)?.[0].length));
+    expect(columns.size, rows.join("\n")).toBe(1);
+    expect(columns.has(undefined)).toBe(false);
     for (const flag of [
       "--jwks-max-stale TIME",
       "--jwks-cooldown TIME",

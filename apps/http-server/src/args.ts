@@ -656,11 +656,13 @@ function expandHome(path: string, home: string): string {
 
 /** The text of `--help`. */
 export function usageText(version: string): string {
-  const rows = Object.entries(HTTP_FLAGS).map(([name, spec]) => {
-    const left = `  ${"short" in spec ? `-${spec.short}, ` : ""}--${name}${"value" in spec ? ` ${spec.value}` : ""}`;
-    const env = "env" in spec ? ` [${spec.env}]` : "";
-    return `${left.padEnd(34)}${spec.help}${env}`;
-  });
+  const entries = Object.entries(HTTP_FLAGS).map(([name, spec]) => ({
+    left: `  ${"short" in spec ? `-${spec.short}, ` : ""}--${name}${"value" in spec ? ` ${spec.value}` : ""}`,
+    right: `${spec.help}${"env" in spec ? ` [${spec.env}]` : ""}`,
+  }));
+  // The widest flag sets the column, with two spaces before its text.
+  const width = Math.max(...entries.map((e) => e.left.length)) + 2;
+  const rows = entries.map((e) => `${e.left.padEnd(width)}${e.right}`);
   return [
     `${BIN_NAME} ${version}: an MCP server over Streamable HTTP with the Toolshed ${PACK_NAMES.join(", ")} packs`,
     "",

@@ -201,7 +201,16 @@ describe("usageText", () => {
     expect(text.split("\n")[0]).toBe(
       "toolshed-stdio 9.9.9: an MCP server over stdio with the Toolshed notes, tickets, crm packs",
     );
-    expect(text).toContain("  --db PATH             SQLite file, created with its folders (env TOOLSHED_DB)\n");
-    expect(text).toContain("  -h, --help            show this help\n");
+    expect(text).toContain("  --db PATH               SQLite file, created with its folders (env TOOLSHED_DB)\n");
+    expect(text).toContain("  -h, --help              show this help\n");
+  });
+
+  it("keeps every flag apart from its text, in one column (issue 37: --sqlite-driver DRIVERSQLite)", () => {
+    const rows = usageText("9.9.9")
+      .split("\n")
+      .filter((l) => /^ {2}-/.test(l));
+    const columns = new Set(rows.map((l) => /^( {2}\S.*?\S) {2,}\S/.exec(l)?.[0].length));
+    expect(columns.size, rows.join("\n")).toBe(1);
+    expect(columns.has(undefined)).toBe(false);
   });
 });

@@ -29,6 +29,9 @@ Options:
 Example: npm create toolshed-pack@latest my-pack
 `;
 
+/** How to install a standalone pack's @toolshed packages before they are published. */
+const INSTALL_TODAY = "https://github.com/toolshed-dev/toolshed/blob/main/docs/install.md";
+
 const OPTIONS = {
   dir: { type: "string" },
   description: { type: "string" },
@@ -143,7 +146,15 @@ function report(result: ScaffoldResult, cwd: string): string {
     );
   } else {
     if (where !== ".") lines.push(`  cd ${where}`);
-    lines.push("  npm install", "  npm test", "  npm run build");
+    lines.push(
+      "  npm install",
+      "  npm test",
+      "  npm run build",
+      "",
+      "Until Toolshed's first release its packages are not on npm, so npm install fails (E404). In a",
+      "clone of Toolshed, run npm run pack-local -- @toolshed/server @toolshed/storage @toolshed/testing",
+      `and run the npm install line it prints in ${where === "." ? "this folder" : where} instead: ${INSTALL_TODAY}`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }

@@ -152,7 +152,15 @@ describe("a standalone pack", () => {
     expect(result.stdout).toContain("Created my-pack in my-pack (a standalone npm project).");
     expect(result.stdout).toContain('Pack "my": tools my_get_item and my_add_item.');
     for (const file of PACK_FILES) expect(result.stdout).toContain(`  created    ${file}\n`);
-    expect(result.stdout).toMatch(/Next:\n {2}cd my-pack\n {2}npm install\n {2}npm test\n {2}npm run build\n$/);
+    expect(result.stdout).toContain("Next:\n  cd my-pack\n  npm install\n  npm test\n  npm run build\n\n");
+    // Until the first release, npm install cannot fetch @toolshed packages: say what works instead.
+    expect(result.stdout).toMatch(
+      /so npm install fails \(E404\)\. In a\nclone of Toolshed, run npm run pack-local -- @toolshed\/server @toolshed\/storage @toolshed\/testing\nand run the npm install line it prints in my-pack instead: https:\/\/github\.com\/toolshed-dev\/toolshed\/blob\/main\/docs\/install\.md\n$/,
+    );
+    expect(readFileSync(join(dir, "README.md"), "utf8")).toContain(
+      "## Test\n\nUntil Toolshed's first release its packages are not on npm, so `npm install` fails (E404). In a\n" +
+        "clone of Toolshed, run `npm run pack-local -- @toolshed/server @toolshed/storage @toolshed/testing`\n",
+    );
   });
 
   it("depends on the @toolshed packages of its own release, and pins its dev tools", () => {
@@ -346,6 +354,9 @@ describe("inside the Toolshed monorepo", () => {
     expect(result.stdout).toContain("Next:\n  cd ..\n  npx -y pnpm@12.4.2 install\n");
     expect(result.stdout).toContain("npx -y pnpm@12.4.2 --filter @acme/weather-pack test");
     expect(result.stdout).toContain('add "@acme/weather-pack" to the fixed group in .changeset/config.json');
+    // In the monorepo the packages come from the workspace: no note about the registry.
+    expect(result.stdout).not.toContain("pack-local");
+    expect(readFileSync(join(dir, "README.md"), "utf8")).not.toContain("pack-local");
   });
 
   it("resolves workspace packages to their sources in tests when the monorepo shares that vitest setup", () => {

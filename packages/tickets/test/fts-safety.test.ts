@@ -36,6 +36,12 @@ describe("any user text is a safe query", () => {
           expect(text(result)).toMatch(/query: must not contain the NUL character/);
           continue;
         }
+        // Text without a letter or digit cannot match: a hint, not an empty list (C6).
+        if (!/[\p{L}\p{N}]/u.test(query)) {
+          expect(errorMeta(result)).toMatchObject({ kind: "validation", code: "invalid_arguments" });
+          expect(text(result)).toMatch(/has no words to search for/);
+          continue;
+        }
         // Every other string is an answer: a list, maybe empty.
         expect(result.isError, text(result)).toBeFalsy();
         expect(Array.isArray((result.structuredContent as { result: unknown }).result)).toBe(true);

@@ -61,11 +61,15 @@ describe("search_tickets", () => {
     ]);
   });
 
-  it("returns an empty list for a query without words", async () => {
-    const result = await call(h.client, "search_tickets", { query: "  ***  " });
-    expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ result: [] });
-    expect(text(result)).toBe("[]");
+  it("a query without words is an invalid_arguments error saying what works, not an empty list (issue 37)", async () => {
+    for (const query of ["", "   ", "  ***  "]) {
+      const result = await call(h.client, "search_tickets", { query });
+      expect(result.isError).toBe(true);
+      expect(errorMeta(result)).toMatchObject({ kind: "validation", code: "invalid_arguments", retryable: false });
+      expect(text(result)).toContain(
+        `query ${JSON.stringify(query)} has no words to search for; use letters or digits (operators and punctuation are ignored), or read a ticket you know with get_ticket`,
+      );
+    }
   });
 
   it("C6: answers bad arguments with hints, never reaching the store", async () => {

@@ -8,6 +8,13 @@ export function readme(ctx: TemplateContext): string {
     workspace
       ? `npx -y pnpm@12.4.2 --filter ${packageName} ${script}`
       : `npm ${script === "test" ? "test" : `run ${script}`}`;
+  // Until the first release, npm install cannot fetch the @toolshed packages a standalone pack asks for.
+  const beforeRelease = workspace
+    ? ""
+    : "\nUntil Toolshed's first release its packages are not on npm, so `npm install` fails (E404). In a\n" +
+      "clone of Toolshed, run `npm run pack-local -- @toolshed/server @toolshed/storage @toolshed/testing`\n" +
+      "and run the `npm install` line it prints in this folder instead\n" +
+      "(https://github.com/toolshed-dev/toolshed/blob/main/docs/install.md).\n";
   return `# ${packageName}
 
 ${ctx.description}
@@ -67,7 +74,7 @@ against both stores.
 3. Add it to \`src/pack.ts\`, and test it in \`test/\`.
 
 ## Test
-
+${beforeRelease}
 \`\`\`sh
 ${run("test")}        # tools over a real MCP client, a seeded fuzz run, the contract snapshot
 ${run("typecheck")}

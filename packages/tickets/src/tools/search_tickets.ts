@@ -1,3 +1,4 @@
+import { InvalidArgumentsError } from "@toolshed/errors";
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
 import { TicketSummarySchema } from "../schemas.js";
@@ -18,6 +19,9 @@ export const SearchTicketsOutput = z.array(
   }),
 );
 
+// What the store's search treats as a word; text without one cannot match anything.
+const WORD = /[\p{L}\p{N}]/u;
+
 export function searchTicketsTool(store: TicketsStore) {
   return defineTool({
     name: "search_tickets",
@@ -26,6 +30,15 @@ export function searchTicketsTool(store: TicketsStore) {
     input: SearchTicketsInput,
     output: SearchTicketsOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
-    handler: ({ query, status, limit }) => store.searchTickets({ text: query, status, limit }),
+    handler: ({ query, status, limit }) => {
+      // "[]" for a query with nothing to match reads to a model as "no tickets": say what works instead.
+      if (!WORD.test(query)) {
+        throw new InvalidArgumentsError(
+          `query ${JSON.stringify(query)} has no words to search for; use letters or digits (operators and punctuation are ignored), or read a ticket you know with get_ticket`,
+          [{ path: "query", message: "must contain at least one letter or digit" }],
+        );
+      }
+      return store.searchTickets({ text: query, status, limit });
+    },
   });
 }
