@@ -146,6 +146,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     host,
     (options.tokens?.length ?? 0) > 0 || options.jwt !== undefined || options.introspection !== undefined,
   );
+  // Checked before anything is opened: a bad value leaves nothing to close.
+  const listens = new ListenQuota(options.listensPerClient);
   const baseLogger = options.logger ?? createLogger();
   const logger = requestAwareLogger(baseLogger);
   const name = options.name ?? "toolshed";
@@ -227,7 +229,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     ...(cors ? { cors } : {}),
     ...(server.runtime.filtersByCaller ? { checkScopes: scopeChallenge(server) } : {}),
     onRequest: options.onRequest ?? logRequests(baseLogger),
-    listens: new ListenQuota(options.listensPerClient),
+    listens,
   });
 
   const close = async (graceMs: number) => {

@@ -16,13 +16,6 @@ export class ListenQuota {
     this.perClient = perClient;
   }
 
-  /** Streams open now, in all. */
-  get open(): number {
-    let n = 0;
-    for (const count of this.#open.values()) n += count;
-    return n;
-  }
-
   /** A slot for one more stream of `client` (call the result once when the stream ends), or undefined at the cap. */
   take(client: string): (() => void) | undefined {
     const held = this.#open.get(client) ?? 0;

@@ -265,3 +265,11 @@ describe("change events about what a caller may not see", () => {
     await Promise.all(clients.map((c) => c.close()));
   });
 });
+
+describe("listensPerClient", () => {
+  it.each([0, -1, 1.5, Number.NaN])("%s is refused when the app is made, saying what works", (value) => {
+    expect(() => createHttpApp({ packs: [docs], logger: silentLogger, listensPerClient: value })).toThrow(
+      `listensPerClient must be a whole number of at least 1, such as 16 (got ${value})`,
+    );
+  });
+});
