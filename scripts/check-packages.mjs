@@ -44,8 +44,12 @@ for (const [name, tarball] of tarballs) {
     process.stderr.write(`${name}: the packed package.json still has the "@toolshed/source" condition\n`);
   }
   checks.push({ name, tool: "publint", args: ["--strict", tarball] });
-  // ESM only: Node 20.19+ loads it with require() too, which attw's node16-cjs mode does not model.
-  checks.push({ name, tool: "attw", args: [tarball, "--profile", "esm-only", "--format", "ascii"] });
+  // Libraries ship CommonJS beside ESM: checked in both node16 modes and for bundlers (not node10,
+  // which cannot see subpaths such as /postgres). create-toolshed-pack is ESM only (an npm-create
+  // bin); Node 20.19+ loads it with require() too, which attw's node16-cjs mode does not model.
+  const dual = published.stdout.includes('"require"');
+  const profile = ["--profile", dual ? "node16" : "esm-only"];
+  checks.push({ name, tool: "attw", args: [tarball, ...profile, "--format", "ascii"] });
 }
 
 // Two at a time: each is one short Node process, mostly start-up.

@@ -1,15 +1,8 @@
 import { defineConfig } from "tsup";
+import { libraryBuild } from "../../tsup.library.js";
 
 export default defineConfig([
-  {
-    // The library entry: its dependencies stay external, as for any package.
-    entry: ["src/index.ts"],
-    format: ["esm"],
-    dts: true,
-    clean: true,
-    sourcemap: true,
-    target: "node20",
-  },
+  libraryBuild(["src/index.ts"]),
   {
     // The bin is one bundle: a desktop client spawns it for every session, and resolving and
     // compiling some 300 separate modules was most of its start-up time. Native and optional

@@ -28,6 +28,8 @@ export const RUNNABLE = [
 ];
 const COMPILE_ONLY: Record<string, string> = {
   "stdio-main.ts": "it serves on this process's stdin/stdout until they close; stdio-main.test.ts runs it as a process",
+  "module-modes.ts":
+    "release/test/module-modes.test.ts runs it from the packed packages, in a CommonJS and an ES module project",
 };
 
 // README ts blocks that are not example files, and the package test that checks each one.

@@ -1,14 +1,8 @@
 import { defineConfig } from "tsup";
+import { libraryBuild } from "../../tsup.library.js";
 
 export default defineConfig([
-  {
-    entry: ["src/index.ts"],
-    format: ["esm"],
-    dts: true,
-    clean: true,
-    sourcemap: true,
-    target: "node20",
-  },
+  libraryBuild(["src/index.ts"]),
   {
     // The bin: no types, a shebang so npm can link it.
     entry: ["src/cli.ts"],

@@ -1,10 +1,4 @@
 import { defineConfig } from "tsup";
+import { libraryBuild } from "../../tsup.library.js";
 
-export default defineConfig({
-  entry: ["src/index.ts", "src/internal.ts"],
-  format: ["esm"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "node20",
-});
+export default defineConfig(libraryBuild(["src/index.ts", "src/internal.ts"]));

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNpmProject, npmInstallAsync } from "../scripts/lib/npm-project.mjs";
@@ -148,50 +148,6 @@ describe("installed from tarballs, outside the workspace", () => {
     });
     expect(`${tsc.stdout}${tsc.stderr}`).toBe("");
     expect(tsc.status).toBe(0);
-  });
-
-  it("in a CommonJS project (what npm init -y makes), require() loads the packages; an import in a .js file stops as docs/getting-started.md says", async () => {
-    const project = await ticketsProject;
-    // A folder of the project that is CommonJS, as `npm init -y` makes it; node_modules is the project's.
-    const cjs = join(project, "cjs");
-    mkdirSync(cjs, { recursive: true });
-    writeFileSync(join(cjs, "package.json"), JSON.stringify({ type: "commonjs" }));
-    writeFileSync(
-      join(cjs, "required.js"),
-      [
-        'const { createServer } = require("@toolshed/server");',
-        'const { defineTool } = require("@toolshed/schema");',
-        'const { z } = require("zod");',
-        "const add = defineTool({",
-        '  name: "add",',
-        '  description: "Adds two numbers.",',
-        '  input: z.object({ a: z.number().describe("First"), b: z.number().describe("Second") }),',
-        "  output: z.object({ sum: z.number() }),",
-        "  handler: ({ a, b }) => ({ sum: a + b }),",
-        "});",
-        'const server = createServer({ name: "cjs", version: "1.0.0", packs: [{ kind: "pack", name: "calc", tools: [add], resources: [], resourceTemplates: [], prompts: [] }] });',
-        "server.core",
-        '  .dispatch({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 2, b: 3 } } }, { signal: new AbortController().signal, logger: { error() {}, warn() {}, info() {}, debug() {} } })',
-        "  .then((answer) => { console.log(JSON.stringify(answer.result.structuredContent)); return server.close(); });",
-        "",
-      ].join("\n"),
-    );
-    const required = spawnSync(process.execPath, ["required.js"], { cwd: cjs, encoding: "utf8", timeout: 60_000 });
-    expect(required.stderr).not.toMatch(/Error/);
-    expect(required.stdout.trim()).toBe(JSON.stringify({ sum: 5 }));
-    expect(required.status).toBe(0);
-
-    writeFileSync(
-      join(cjs, "imported.js"),
-      'import { createServer } from "@toolshed/server";\nconsole.log(typeof createServer);\n',
-    );
-    const imported = spawnSync(process.execPath, ["imported.js"], { cwd: cjs, encoding: "utf8", timeout: 60_000 });
-    expect(imported.status).not.toBe(0);
-    expect(imported.stderr).toContain("SyntaxError: Cannot use import statement outside a module");
-    // The same file as .mjs runs, as the docs say.
-    copyFileSync(join(cjs, "imported.js"), join(cjs, "imported.mjs"));
-    const mjs = spawnSync(process.execPath, ["imported.mjs"], { cwd: cjs, encoding: "utf8", timeout: 60_000 });
-    expect(mjs.stdout.trim()).toBe("function");
   });
 
   it("@toolshed/server mounts a pack on an SDK v2 McpServer that a v2 client calls in both eras", async () => {

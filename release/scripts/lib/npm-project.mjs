@@ -8,16 +8,18 @@ import { mustRun } from "./pack.mjs";
 import { userNpmCache } from "./user-npm-cache.mjs";
 
 /**
- * `npm init -y` in a new folder under os.tmpdir(), with `type: module`.
+ * `npm init -y` in a new folder under os.tmpdir(), with `type: module` unless told `commonjs`
+ * (what npm 11's `npm init -y` writes; older npm writes no type, which Node reads the same way).
  * @param {string} prefix
+ * @param {"module" | "commonjs"} [type]
  * @returns {string} the folder
  */
-export function createNpmProject(prefix) {
+export function createNpmProject(prefix, type = "module") {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   mustRun("npm", ["init", "-y"], { cwd: dir });
   const file = join(dir, "package.json");
   const manifest = JSON.parse(readFileSync(file, "utf8"));
-  writeFileSync(file, `${JSON.stringify({ ...manifest, type: "module" }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ ...manifest, type }, null, 2)}\n`);
   return dir;
 }
 
