@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 
-it("the built packages load with require() from CommonJS (Node 20.19+)", () => {
+it("the built packages load with require() from CommonJS, as their CommonJS builds", () => {
   const script = `
     const { createServer, connectInMemory } = require("@toolshed/server");
     const { defineTool, definePack } = require("@toolshed/schema");
@@ -16,7 +16,8 @@ it("the built packages load with require() from CommonJS (Node 20.19+)", () => {
     const server = createServer({ name: "cjs", version: "1", packs: [pack] });
     connectInMemory(server).then(async (client) => {
       const r = await client.callTool({ name: "get_note", arguments: { title: "x" } });
-      process.stdout.write(r.content[0].text);
+      const builds = ["@toolshed/server", "@toolshed/schema", "@toolshed/errors"].map((name) => require.resolve(name).split("/dist/")[1]);
+      process.stdout.write(builds.join(" ") + " | " + r.content[0].text);
       await client.close();
       await server.close();
     });
@@ -26,5 +27,5 @@ it("the built packages load with require() from CommonJS (Node 20.19+)", () => {
     encoding: "utf8",
     env: { ...process.env, NODE_OPTIONS: "" },
   });
-  expect(out).toBe("Error executing tool get_note: No note 'x'");
+  expect(out).toBe("index.cjs index.cjs index.cjs | Error executing tool get_note: No note 'x'");
 });
