@@ -9,6 +9,7 @@ import {
   type JsonRpcErrorResponse,
   MetaKey,
   parseJsonRpcText,
+  traceContextOf,
 } from "@toolshed/server/internal";
 import type { Charge } from "./admission.js";
 import { BatchBudget } from "./batch-budget.js";
@@ -224,20 +225,8 @@ class PostContext implements CallContext {
 
   /** The W3C trace context headers, read only when telemetry records and `_meta` carries none. */
   get traceContext(): TraceContextCarrier | undefined {
-    return traceContextOf(this.#headers);
+    return traceContextOf((name) => this.#headers.get(name));
   }
-}
-
-/** The request's `traceparent`, `tracestate` and `baggage` headers; undefined without a traceparent. */
-export function traceContextOf(headers: HeaderReader): TraceContextCarrier | undefined {
-  const traceparent = headers.get("traceparent");
-  if (traceparent === null) return undefined;
-  const carrier: TraceContextCarrier = { traceparent };
-  const tracestate = headers.get("tracestate");
-  if (tracestate !== null) carrier.tracestate = tracestate;
-  const baggage = headers.get("baggage");
-  if (baggage !== null) carrier.baggage = baggage;
-  return carrier;
 }
 
 /** The context with a notification sink, for a streamed answer; the signal stays a lazy getter. */

@@ -2,7 +2,7 @@ import { readRequestBody, requestBodyTooLargeMessage } from "@modelcontextprotoc
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "@toolshed/server";
-import { MetaKey, metaVersionOf } from "@toolshed/server/internal";
+import { METHOD_TARGETS, MetaKey, metaVersionOf } from "@toolshed/server/internal";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 
 // The Streamable HTTP rules the SDK's transport enforces, with its status codes and messages,
@@ -63,9 +63,6 @@ export function decodeHeaderValue(value: string): string | undefined {
   return Buffer.from(match[1] as string, "base64").toString("utf8");
 }
 
-/** Which params field Mcp-Name must repeat, by method. */
-const NAME_FIELD: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
-
 /**
  * The 2026-07-28 header rules for one request (HTTP 400, -32020, with its id): MCP-Protocol-Version
  * equals the `_meta` version, Mcp-Method equals the method, and Mcp-Name the tool, prompt or
@@ -88,7 +85,8 @@ export function checkModernHeaders(
   if (method !== request.method) {
     return `Header mismatch: Mcp-Method header ${JSON.stringify(method)} does not match the body's method ${JSON.stringify(request.method)}`;
   }
-  const field = NAME_FIELD[request.method];
+  const target = METHOD_TARGETS.get(request.method);
+  const field = target?.header ? target.field : undefined;
   const expected = field === undefined ? undefined : (request.params as Record<string, unknown> | undefined)?.[field];
   if (typeof expected !== "string") return undefined;
   const raw = headers.get("mcp-name");

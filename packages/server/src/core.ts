@@ -18,6 +18,7 @@ import type { z } from "zod";
 import { ACCESS_OK, insufficientScopeError, type RequestAccess } from "./access.js";
 import type { ChangeBus, ChangeEvent } from "./changes.js";
 import { LocalChangeBus } from "./changes.js";
+import { guardedTarget } from "./core/method-targets.js";
 import { type Envelope, readEnvelope } from "./envelope.js";
 import { type Era, isModernRequest, LEGACY_PROTOCOL_VERSIONS, MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
 import { type InputRound, runInRounds } from "./input-round.js";
@@ -324,11 +325,11 @@ export class ProtocolCore {
     message: { method: string; params?: unknown },
     authInfo: AuthInfo | undefined,
   ): RequestAccess | undefined {
-    const target = targetOf(message.method, message.params);
+    const target = guardedTarget(message.method, message.params);
     if (target === undefined) return undefined;
     if (!this.runtime.filtersByCaller) return ACCESS_OK;
-    const [nameOrUri, action] = [target[1], target[2]];
-    let kind = target[0];
+    const [nameOrUri, action] = [target.key, message.method];
+    let kind = target.kind;
     // completion/complete names a template by its URI template, else a fixed resource by its URI.
     if (kind === "resourceTemplate" && ![...this.runtime.templates.values()].some((t) => t.uriTemplate === nameOrUri)) {
       kind = "resource";
@@ -736,41 +737,6 @@ export class ProtocolCore {
       });
     }
     on("subscriptions/listen", { era: "modern", run: (call) => this.#listen(call) });
-  }
-}
-
-/** The definition a request names, as [kind, name or URI, action], for accessOfRequest. */
-function targetOf(
-  method: string,
-  params: unknown,
-): [kind: "tool" | "resource" | "resourceTemplate" | "prompt", nameOrUri: string, action: string] | undefined {
-  if (typeof params !== "object" || params === null) return undefined;
-  const p = params as Params;
-  const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
-  let key: string | undefined;
-  switch (method) {
-    case "tools/call":
-      key = text(p.name);
-      return key === undefined ? undefined : ["tool", key, method];
-    case "prompts/get":
-      key = text(p.name);
-      return key === undefined ? undefined : ["prompt", key, method];
-    case "resources/read":
-    case "resources/subscribe":
-      key = text(p.uri);
-      return key === undefined ? undefined : ["resource", key, method];
-    case "completion/complete": {
-      const ref = p.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
-      if (typeof ref !== "object" || ref === null) return undefined;
-      if (ref.type === "ref/prompt") {
-        key = text(ref.name);
-        return key === undefined ? undefined : ["prompt", key, method];
-      }
-      key = ref.type === "ref/resource" ? text(ref.uri) : undefined;
-      return key === undefined ? undefined : ["resourceTemplate", key, method];
-    }
-    default:
-      return undefined;
   }
 }
 

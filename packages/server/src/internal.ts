@@ -9,6 +9,7 @@ export {
   type RequestAccess,
   type ScopeDenied,
 } from "./access.js";
+export { METHOD_TARGETS, type MethodTarget } from "./core/method-targets.js";
 export {
   type Answer,
   type CallScope,
@@ -53,4 +54,5 @@ export {
   TelemetryAttr,
   TelemetryMetric,
   type TraceContextCarrier,
+  traceContextOf,
 } from "./telemetry.js";

@@ -8,7 +8,7 @@ import type { CallScope, LegacyConnection, ProtocolCore } from "./core.js";
 import { isModernRequest } from "./era.js";
 import type { Params } from "./params.js";
 import type { ToolOutcomeListener } from "./runtime.js";
-import type { TraceContextCarrier } from "./telemetry.js";
+import { traceContextOf } from "./telemetry.js";
 
 // Permissive request schemas: the SDK's own would turn a malformed request into a -32603 ZodError
 // dump; these let the core answer -32602 with a hint instead (C12). Only method and params
@@ -130,8 +130,8 @@ export function createSdkServer(core: ProtocolCore, options: ConnectOptions = {}
     if (extra.sessionId) scope.sessionId = extra.sessionId;
     if (options.onToolOutcome) scope.onToolOutcome = options.onToolOutcome;
     const headers = extra.requestInfo?.headers;
-    if (headers?.traceparent !== undefined) return { ...scope, traceContext: traceContextOf(headers) };
-    return scope;
+    const traceContext = headers && traceContextOf((name) => oneHeader(headers[name]));
+    return traceContext ? { ...scope, traceContext } : scope;
   };
 
   for (const method of core.connectionMethods) {
@@ -188,13 +188,7 @@ export function createSdkServer(core: ProtocolCore, options: ConnectOptions = {}
   return server;
 }
 
-/** The W3C trace context headers of an HTTP session's request (the parent of its span). */
-function traceContextOf(headers: Record<string, string | string[] | undefined>): TraceContextCarrier {
-  const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(",") : value);
-  const carrier: TraceContextCarrier = {};
-  const [traceparent, tracestate, baggage] = [one(headers.traceparent), one(headers.tracestate), one(headers.baggage)];
-  if (traceparent !== undefined) carrier.traceparent = traceparent;
-  if (tracestate !== undefined) carrier.tracestate = tracestate;
-  if (baggage !== undefined) carrier.baggage = baggage;
-  return carrier;
+/** One header's value as node:http gives it: repeated headers joined, as the Fetch API does. */
+function oneHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(",") : value;
 }

@@ -20,6 +20,7 @@ import {
 } from "@opentelemetry/api";
 import { ERROR_META_KEY } from "@toolshed/errors";
 import type { AuthInfo } from "@toolshed/schema";
+import { METHOD_TARGETS, targetName } from "./core/method-targets.js";
 import type { Era } from "./era.js";
 import { LEGACY_PROTOCOL_VERSIONS, MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
 import { JsonRpcError } from "./jsonrpc-error.js";
@@ -36,6 +37,22 @@ export interface TraceContextCarrier {
   traceparent?: string;
   tracestate?: string;
   baggage?: string;
+}
+
+/**
+ * A request's W3C trace context headers (`traceparent`, `tracestate`, `baggage`), read through
+ * `header` (null or undefined when absent); undefined without a traceparent. Both transports use it:
+ * the 2026-07-28 POST and the SDK's session requests.
+ */
+export function traceContextOf(header: (name: string) => string | null | undefined): TraceContextCarrier | undefined {
+  const traceparent = header("traceparent");
+  if (traceparent === null || traceparent === undefined) return undefined;
+  const carrier: TraceContextCarrier = { traceparent };
+  const tracestate = header("tracestate");
+  if (tracestate !== null && tracestate !== undefined) carrier.tracestate = tracestate;
+  const baggage = header("baggage");
+  if (baggage !== null && baggage !== undefined) carrier.baggage = baggage;
+  return carrier;
 }
 
 /** The span and metric attribute names this package records. */
@@ -149,20 +166,22 @@ function clip(text: string): string {
   return text.length <= MAX_SPAN_TEXT ? text : `${text.slice(0, MAX_SPAN_TEXT - 1)}…`;
 }
 
-/** The target of a span name: a tool or prompt name, a resource URI; undefined for other methods. */
+/** The span's target attribute: a tool or prompt name, a resource URI; undefined for other methods. */
 function targetOf(
   method: string,
   params: Record<string, unknown> | undefined,
 ): [attr: string, value: string] | undefined {
-  if (params === undefined) return undefined;
-  let attr: string;
-  let value: unknown;
-  if (method === "tools/call") [attr, value] = [TelemetryAttr.toolName, params.name];
-  else if (method === "prompts/get") [attr, value] = [TelemetryAttr.promptName, params.name];
-  else if (method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe") {
-    [attr, value] = [TelemetryAttr.resourceUri, params.uri];
-  } else return undefined;
-  return typeof value === "string" && value !== "" ? [attr, value] : undefined;
+  const target = METHOD_TARGETS.get(method);
+  if (target === undefined || !target.traced) return undefined;
+  const name = targetName(method, params);
+  if (name === undefined) return undefined;
+  const attr =
+    target.kind === "tool"
+      ? TelemetryAttr.toolName
+      : target.kind === "prompt"
+        ? TelemetryAttr.promptName
+        : TelemetryAttr.resourceUri;
+  return [attr, name];
 }
 
 /**
