@@ -10,7 +10,6 @@ import type {
   ResourceDefinition,
 } from "@toolshed/schema";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
-import type { Runtime } from "./runtime.js";
 
 // Per-definition authorization: which caller may see and use which tool, resource, template and prompt.
 
@@ -99,7 +98,7 @@ export function insufficientScopeError(
  * go on (no credentials: nothing to check). For attachPack on both SDK lines.
  */
 export function scopeDeniedResult(
-  runtime: Runtime,
+  runtime: { access(auth: AuthInfo | undefined, kind: AccessKind, nameOrUri: string): Access },
   tool: AnyTool,
   authInfo: AuthInfo | undefined,
 ): CallToolResult | undefined {

@@ -14,7 +14,7 @@ import type {
   RequestContext,
 } from "@toolshed/schema";
 import { scopeDeniedResult } from "./access.js";
-import type { AttachPackOptions } from "./attach.js";
+import type { AttachPackOptions } from "./attach-options.js";
 import { reportCoercions } from "./coercions.js";
 import { MetaKey } from "./era.js";
 import { type InputMethod, type InputRequiredResult, type InputRound, runInRounds } from "./input-round.js";
@@ -22,7 +22,7 @@ import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 import { createLogger } from "./logger.js";
 import { principalOf, RequestStateCodec } from "./request-state.js";
 import { runTool } from "./run-tool.js";
-import { Runtime } from "./runtime.js";
+import { Runtime } from "./runtime/runtime.js";
 import { hintUnknownTools } from "./unknown-tool-hint.js";
 
 // SDK v2 (@modelcontextprotocol/server 2.x) is an optional peer: nothing here imports it, so users

@@ -7,35 +7,16 @@ import {
   ListRootsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { invalidArgumentsResult, ToolError } from "@toolshed/errors";
-import type { AnyTool, JsonSchema, Logger, Pack, RequestContext, TextFormat } from "@toolshed/schema";
+import type { AnyTool, JsonSchema, Logger, Pack, RequestContext } from "@toolshed/schema";
 import { z } from "zod";
 import { scopeDeniedResult } from "./access.js";
+import type { AttachPackOptions } from "./attach-options.js";
 import { attachPackV2, isV2McpServer, type V2McpServer } from "./attach-v2.js";
 import { reportCoercions } from "./coercions.js";
 import { createLogger } from "./logger.js";
-import type { RequestStateOptions } from "./request-state.js";
 import { runTool } from "./run-tool.js";
-import { Runtime } from "./runtime.js";
+import { Runtime } from "./runtime/runtime.js";
 import { hintUnknownTools } from "./unknown-tool-hint.js";
-
-export interface AttachPackOptions {
-  logger?: Logger;
-  textFormat?: TextFormat;
-  /** Call timeout in ms for tools without their own (default 30 000). */
-  timeoutMs?: number;
-  /** Hears the pack's resource updates (`ctx.resourceUpdated`), e.g. to notify subscribers you track. */
-  onResourceUpdated?: (uri: string) => void;
-  /**
-   * Lax coercion of tool arguments that fail as sent (default true), as `createServer`'s `coerce`:
-   * logged ("arguments coerced") and counted; a tool's own `coerce: false` wins.
-   */
-  coerce?: boolean;
-  /**
-   * SDK v2 only: signing of the `requestState` that carries a tool's questions and answers between
-   * rounds. Instances behind one load balancer must share `secret`; without one each process makes its own.
-   */
-  requestState?: RequestStateOptions;
-}
 
 type SdkExtra = {
   signal: AbortSignal;

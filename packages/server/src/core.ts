@@ -34,7 +34,9 @@ import {
 import { checkLogLevel, completionParams, optionalObject, type Params, paramsOf, requireString } from "./params.js";
 import { principalOf, RequestStateCodec, type RequestStateOptions } from "./request-state.js";
 import type { CancelSignal } from "./run-tool.js";
-import type { CacheFields, Runtime, ToolOutcomeListener } from "./runtime.js";
+import type { CacheFields } from "./runtime/cache-hints.js";
+import type { ToolOutcomeListener } from "./runtime/parts.js";
+import type { Runtime } from "./runtime/runtime.js";
 import { ServerTelemetry, TelemetryAttr, type TraceContextCarrier } from "./telemetry.js";
 
 export interface ServerInfo {

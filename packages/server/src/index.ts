@@ -7,7 +7,8 @@
  * transports build on lives in `@toolshed/server/internal`, which may change in any release.
  */
 export type { AccessKind, AccessTarget, AccessTargetOf, CanAccess } from "./access.js";
-export { type AttachPackOptions, attachPack } from "./attach.js";
+export { attachPack } from "./attach.js";
+export type { AttachPackOptions } from "./attach-options.js";
 export type { V2McpServer } from "./attach-v2.js";
 export { type ChangeBus, type ChangeEvent, LocalChangeBus } from "./changes.js";
 export {
@@ -33,7 +34,7 @@ export type {
 } from "./middleware.js";
 export type { RequestStateOptions } from "./request-state.js";
 export type { CallOutcome } from "./run-tool.js";
-export type { ToolCallOutcome, ToolOutcomeListener } from "./runtime.js";
+export type { ToolCallOutcome, ToolOutcomeListener } from "./runtime/parts.js";
 export type { ConnectOptions } from "./sdk-server.js";
 export { type CreateServerOptions, createServer, type ToolshedServer } from "./server.js";
 export { StdioTransport, type StdioTransportOptions } from "./stdio.js";

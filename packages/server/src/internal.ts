@@ -39,14 +39,10 @@ export {
   resultTooLarge,
 } from "./result-size.js";
 export { type CancelSignal, outcomeOf } from "./run-tool.js";
-export {
-  type CacheFields,
-  defaultIsReadOnlyRequest,
-  type PromptListing,
-  type RequestView,
-  Runtime,
-  type RuntimeOptions,
-} from "./runtime.js";
+export type { CacheFields } from "./runtime/cache-hints.js";
+export type { RequestView, RuntimeOptions } from "./runtime/parts.js";
+export type { PromptListing } from "./runtime/registry.js";
+export { defaultIsReadOnlyRequest, Runtime } from "./runtime/runtime.js";
 export { createSdkServer, type SdkServerOptions } from "./sdk-server.js";
 export {
   INSTRUMENTATION_SCOPE,

@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { CallScope, LegacyConnection, ProtocolCore } from "./core.js";
 import { isModernRequest } from "./era.js";
 import type { Params } from "./params.js";
-import type { ToolOutcomeListener } from "./runtime.js";
+import type { ToolOutcomeListener } from "./runtime/parts.js";
 import { traceContextOf } from "./telemetry.js";
 
 // Permissive request schemas: the SDK's own would turn a malformed request into a -32603 ZodError

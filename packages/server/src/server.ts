@@ -7,7 +7,8 @@ import { ProtocolCore } from "./core.js";
 import { createLogger } from "./logger.js";
 import { type Middleware, type MiddlewareRegistration, MiddlewareStack, type UseOptions } from "./middleware.js";
 import type { RequestStateOptions } from "./request-state.js";
-import { Runtime, type ToolOutcomeListener } from "./runtime.js";
+import type { ToolOutcomeListener } from "./runtime/parts.js";
+import { Runtime } from "./runtime/runtime.js";
 import { type ConnectOptions, createSdkServer } from "./sdk-server.js";
 
 export interface CreateServerOptions {
