@@ -99,7 +99,8 @@ describe.skipIf(!reachable)("Redis rate limit breaker", () => {
       expect(calls.map((c) => c.status)).toEqual(Array(10).fill(200));
       // The first three wait for the timeout; once the breaker is open Redis is not asked.
       for (const c of calls.slice(0, 3)) expect(c.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 20);
-      for (const c of calls.slice(3)) expect(c.ms).toBeLessThan(COMMAND_TIMEOUT_MS / 2);
+      // Below the timeout (not a tight figure: a loaded CI machine is slow too), and Redis not asked.
+      for (const c of calls.slice(3)) expect(c.ms).toBeLessThan(COMMAND_TIMEOUT_MS);
       expect(proxy.commands).toBe(3);
       expect(warnings()).toEqual([
         `Redis is not answering (no reply within ${COMMAND_TIMEOUT_MS} ms): rate limits are counted per instance until it is back`,
