@@ -3,7 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { AuthInfo, Logger, Pack, TextFormat } from "@toolshed/schema";
 import type { CanAccess } from "./access.js";
 import type { ChangeBus } from "./changes.js";
-import { ProtocolCore } from "./core.js";
+import { ProtocolCore } from "./core/protocol-core.js";
 import { createLogger } from "./logger.js";
 import { type Middleware, type MiddlewareRegistration, MiddlewareStack, type UseOptions } from "./middleware.js";
 import type { RequestStateOptions } from "./request-state.js";
