@@ -10,14 +10,17 @@ const MAX_COMPLETIONS = 100;
 
 export type CompletionRef = { type: string; name?: string; uri?: string };
 
-/** Every value a completer suggests, uncapped; unknown references are -32602. */
-export async function completionValues(
-  parts: RuntimeParts,
+/** What one completion/complete brings: the reference, the argument being typed, the others already given. */
+export type CompletionCall = [
   ref: CompletionRef,
   argument: { name: string; value: string },
   context: Record<string, string>,
   ctx: RequestContext,
-): Promise<string[]> {
+];
+
+/** Every value a completer suggests, uncapped; unknown references are -32602. */
+export async function completionValues(parts: RuntimeParts, ...call: CompletionCall): Promise<string[]> {
+  const [ref, argument, context, ctx] = call;
   let completers: Record<string, Completer | undefined> | undefined;
   const auth = ctx.authInfo;
   if (ref.type === "ref/prompt") {
@@ -51,14 +54,8 @@ export async function completionValues(
 }
 
 /** completion/complete: at most 100 values, with the total. */
-export async function complete(
-  parts: RuntimeParts,
-  ref: CompletionRef,
-  argument: { name: string; value: string },
-  context: Record<string, string>,
-  ctx: RequestContext,
-): Promise<CompleteResult> {
-  const all = await completionValues(parts, ref, argument, context, ctx);
+export async function complete(parts: RuntimeParts, ...call: CompletionCall): Promise<CompleteResult> {
+  const all = await completionValues(parts, ...call);
   return {
     completion: { values: all.slice(0, MAX_COMPLETIONS), total: all.length, hasMore: all.length > MAX_COMPLETIONS },
   };

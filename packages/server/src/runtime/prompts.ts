@@ -39,31 +39,27 @@ export function promptFor(
   return prompt;
 }
 
-/** prompts/get for the caller in `ctx.authInfo` (hidden prompts are unknown; missing scopes -32003). */
-export async function getPrompt(
-  parts: RuntimeParts,
+/** What one prompts/get brings: `frame` runs it through middleware, `round` is its 2026-07-28 input round. */
+export type PromptCall = [
   name: string,
   args: unknown,
   ctx: RequestContext,
   frame?: MiddlewareFrame,
   round?: InputRound,
-): Promise<GetPromptResult> {
+];
+
+/** prompts/get for the caller in `ctx.authInfo` (hidden prompts are unknown; missing scopes -32003). */
+export async function getPrompt(parts: RuntimeParts, ...call: PromptCall): Promise<GetPromptResult> {
   return capped(
     parts,
-    `prompts/get ${name}`,
-    await render(parts, name, args, ctx, frame, round),
+    `prompts/get ${call[0]}`,
+    await render(parts, ...call),
     "get it again with arguments that select less, or raise the server's result limit",
   );
 }
 
-async function render(
-  parts: RuntimeParts,
-  name: string,
-  args: unknown,
-  ctx: RequestContext,
-  frame?: MiddlewareFrame,
-  round?: InputRound,
-): Promise<GetPromptResult> {
+async function render(parts: RuntimeParts, ...call: PromptCall): Promise<GetPromptResult> {
+  const [name, args, ctx, frame, round] = call;
   const prompt = promptFor(parts, name, ctx.authInfo, `prompts/get ${name}`, true);
   const parsed = prompt.parseArgs(args);
   if (!parsed.success) {

@@ -14,21 +14,18 @@ import type {
   Logger,
   RequestContext,
   ResourceDefinition,
-  ToolContext,
   ToolListing,
 } from "@toolshed/schema";
 import type { Access, AccessKind } from "../access.js";
-import type { InputRound } from "../input-round.js";
 import type { MiddlewareFrame, MiddlewareStack } from "../middleware.js";
-import type { CancelSignal } from "../run-tool.js";
 import { AccessControl } from "./access-control.js";
 import { type CacheFields, definitionsCache, resourceCache, resourceListCache } from "./cache-hints.js";
-import { type CompletionRef, complete, completionValues } from "./completion.js";
-import type { RequestView, RuntimeOptions, RuntimeParts, ToolOutcomeListener } from "./parts.js";
-import { getPrompt, listPrompts } from "./prompts.js";
+import { type CompletionCall, complete, completionValues } from "./completion.js";
+import type { RequestView, RuntimeOptions, RuntimeParts } from "./parts.js";
+import { getPrompt, listPrompts, type PromptCall } from "./prompts.js";
 import { type PromptListing, Registry } from "./registry.js";
 import { listResources, listResourceTemplates, listTemplateResources, readResource } from "./resources.js";
-import { callTool, listTools } from "./tools.js";
+import { callTool, listTools, type ToolCall } from "./tools.js";
 
 /** Credentials with `tools:read` but not `tools:write` are read-only. */
 export function defaultIsReadOnlyRequest(authInfo: AuthInfo | undefined): boolean {
@@ -127,16 +124,8 @@ export class Runtime {
     return listTools(this.#parts, view, authInfo);
   }
 
-  callTool(
-    name: string,
-    args: unknown,
-    view: RequestView,
-    base: Omit<ToolContext, "signal" | "toolName">,
-    signal?: CancelSignal,
-    onOutcome?: ToolOutcomeListener,
-    frame?: MiddlewareFrame,
-  ): Promise<CallToolResult> {
-    return callTool(this.#parts, name, args, view, base, signal, onOutcome, frame);
+  callTool(...call: ToolCall): Promise<CallToolResult> {
+    return callTool(this.#parts, ...call);
   }
 
   listResources(ctx: RequestContext): Promise<Resource[]> {
@@ -167,32 +156,16 @@ export class Runtime {
     return listPrompts(this.#parts, authInfo);
   }
 
-  getPrompt(
-    name: string,
-    args: unknown,
-    ctx: RequestContext,
-    frame?: MiddlewareFrame,
-    round?: InputRound,
-  ): Promise<GetPromptResult> {
-    return getPrompt(this.#parts, name, args, ctx, frame, round);
+  getPrompt(...call: PromptCall): Promise<GetPromptResult> {
+    return getPrompt(this.#parts, ...call);
   }
 
-  completionValues(
-    ref: CompletionRef,
-    argument: { name: string; value: string },
-    context: Record<string, string>,
-    ctx: RequestContext,
-  ): Promise<string[]> {
-    return completionValues(this.#parts, ref, argument, context, ctx);
+  completionValues(...call: CompletionCall): Promise<string[]> {
+    return completionValues(this.#parts, ...call);
   }
 
-  complete(
-    ref: CompletionRef,
-    argument: { name: string; value: string },
-    context: Record<string, string>,
-    ctx: RequestContext,
-  ): Promise<CompleteResult> {
-    return complete(this.#parts, ref, argument, context, ctx);
+  complete(...call: CompletionCall): Promise<CompleteResult> {
+    return complete(this.#parts, ...call);
   }
 
   async close(): Promise<void> {

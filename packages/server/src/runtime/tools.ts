@@ -26,6 +26,17 @@ import type { RequestView, RuntimeParts, ToolCallOutcome, ToolOutcomeListener } 
 
 const NO_COERCION = { coerce: false } as const;
 
+/** What one tools/call brings: `onOutcome` hears its outcome, `frame` runs it through middleware. */
+export type ToolCall = [
+  name: string,
+  args: unknown,
+  view: RequestView,
+  base: Omit<ToolContext, "signal" | "toolName">,
+  signal?: CancelSignal,
+  onOutcome?: ToolOutcomeListener,
+  frame?: MiddlewareFrame,
+];
+
 /** tools/list for this view and caller: read-only tools only for a read-only view (C14), and only what the caller may use. */
 export function listTools(parts: RuntimeParts, view: RequestView, authInfo?: AuthInfo): ToolListing[] {
   const { registry, access } = parts;
@@ -45,16 +56,8 @@ export function listTools(parts: RuntimeParts, view: RequestView, authInfo?: Aut
  * arguments (C6), calls the view forbids (C14), and whatever the handler does. `onOutcome` hears
  * the outcome of every call answered with a result (what the "tool call" log line records).
  */
-export async function callTool(
-  parts: RuntimeParts,
-  name: string,
-  args: unknown,
-  view: RequestView,
-  base: Omit<ToolContext, "signal" | "toolName">,
-  signal?: CancelSignal,
-  onOutcome?: ToolOutcomeListener,
-  frame?: MiddlewareFrame,
-): Promise<CallToolResult> {
+export async function callTool(parts: RuntimeParts, ...call: ToolCall): Promise<CallToolResult> {
+  const [name, args, view, base, signal, onOutcome, frame] = call;
   const { options } = parts;
   const tool = parts.registry.tools.get(name);
   const access = tool === undefined ? ACCESS_OK : parts.access.accessTo(base.authInfo, tool);

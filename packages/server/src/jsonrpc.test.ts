@@ -1,7 +1,7 @@
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkJsonRpcMessage } from "../src/internal.js";
+import { checkJsonRpcMessage } from "./jsonrpc.js";
 
 // Messages near the edge of what the SDK's schema accepts: right and wrong keys, ids, params and _meta.
 const value = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.object());
