@@ -172,17 +172,17 @@ function targetOf(
   params: Record<string, unknown> | undefined,
 ): [attr: string, value: string] | undefined {
   const target = METHOD_TARGETS.get(method);
-  if (target === undefined || !target.traced) return undefined;
+  if (target === undefined || !target.traced || target.kind === "completion") return undefined;
   const name = targetName(method, params);
-  if (name === undefined) return undefined;
-  const attr =
-    target.kind === "tool"
-      ? TelemetryAttr.toolName
-      : target.kind === "prompt"
-        ? TelemetryAttr.promptName
-        : TelemetryAttr.resourceUri;
-  return [attr, name];
+  return name === undefined ? undefined : [TARGET_ATTR[target.kind], name];
 }
+
+/** The attribute that names each kind of target. */
+const TARGET_ATTR = {
+  tool: TelemetryAttr.toolName,
+  prompt: TelemetryAttr.promptName,
+  resource: TelemetryAttr.resourceUri,
+} as const;
 
 /**
  * The server's spans and metrics. `observe` runs one request inside a SERVER span named after the
