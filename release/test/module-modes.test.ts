@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNpmProject, npmInstallAsync } from "../scripts/lib/npm-project.mjs";
+import { createNpmProject, npmInstallAsync, runTsc } from "../scripts/lib/npm-project.mjs";
 import { packedTarballs } from "../scripts/lib/pack.mjs";
 import { CATALOG, externalPeers, internalClosure, nativeSqlitePeers, ROOT } from "../scripts/lib/workspace.mjs";
 
@@ -89,12 +89,8 @@ function compileTypeScript(project: string): string {
       files: ["example.ts"],
     }),
   );
-  const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], {
-    cwd: project,
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  expect(`${tsc.stdout}${tsc.stderr}`).toBe("");
+  const tsc = runTsc(project);
+  expect(tsc.output).toBe("");
   expect(tsc.status).toBe(0);
   return readFileSync(join(project, "out", "example.js"), "utf8");
 }

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNpmProject, npmInstallAsync } from "../scripts/lib/npm-project.mjs";
+import { createNpmProject, npmInstallAsync, runTsc } from "../scripts/lib/npm-project.mjs";
 import { packedTarballs } from "../scripts/lib/pack.mjs";
 import { compiledInPlace, installedBetterSqlite3, userNpmCache } from "../scripts/lib/user-npm-cache.mjs";
 import { CATALOG, externalPeers, internalClosure, nativeSqlitePeers, ROOT } from "../scripts/lib/workspace.mjs";
@@ -141,12 +141,8 @@ describe("installed from tarballs, outside the workspace", () => {
         "",
       ].join("\n"),
     );
-    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], {
-      cwd: project,
-      encoding: "utf8",
-      timeout: 120_000,
-    });
-    expect(`${tsc.stdout}${tsc.stderr}`).toBe("");
+    const tsc = runTsc(project);
+    expect(tsc.output).toBe("");
     expect(tsc.status).toBe(0);
   });
 

@@ -1,11 +1,12 @@
 // @ts-check
 // A fresh npm project outside the workspace, as a user would have one.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mustRun } from "./pack.mjs";
 import { userNpmCache } from "./user-npm-cache.mjs";
+import { ROOT } from "./workspace.mjs";
 
 /**
  * `npm init -y` in a new folder under os.tmpdir(), with `type: module` unless told `commonjs`
@@ -87,4 +88,18 @@ export function npmInstallAsync(dir, specs) {
       code === 0 ? resolve() : reject(new Error(`npm install failed in ${dir}:\n${stderr}`)),
     );
   });
+}
+
+/**
+ * The workspace's tsc on the project's tsconfig.json, as the user would run it.
+ * @param {string} dir
+ * @returns {{ status: number | null, output: string }} the exit code and stdout plus stderr
+ */
+export function runTsc(dir) {
+  const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", dir], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { status: tsc.status, output: `${tsc.stdout}${tsc.stderr}` };
 }
