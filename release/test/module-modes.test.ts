@@ -73,23 +73,7 @@ function printed(run: ReturnType<typeof node>): unknown {
 /** tsc as a user runs it: strict, library types checked too, "module": "nodenext". */
 function compileTypeScript(project: string): string {
   writeFileSync(join(project, "example.ts"), EXAMPLE);
-  writeFileSync(
-    join(project, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        skipLibCheck: false,
-        module: "nodenext",
-        moduleResolution: "nodenext",
-        target: "ES2022",
-        types: ["node"],
-        outDir: "out",
-        rootDir: ".",
-      },
-      files: ["example.ts"],
-    }),
-  );
-  const tsc = runTsc(project);
+  const tsc = runTsc(project, ["example.ts"], { outDir: "out" });
   expect(tsc.output).toBe("");
   expect(tsc.status).toBe(0);
   return readFileSync(join(project, "out", "example.js"), "utf8");

@@ -91,11 +91,24 @@ export function npmInstallAsync(dir, specs) {
 }
 
 /**
- * The workspace's tsc on the project's tsconfig.json, as the user would run it.
- * @param {string} dir
+ * The workspace's tsc as a strict user runs it (strict, library types checked too, "module":
+ * "nodenext") on `files` of the project: writes its tsconfig.json, then compiles. `outDir` emits
+ * JavaScript there; without it nothing is emitted.
+ * @param {string} dir @param {string[]} files @param {{ outDir?: string }} [options]
  * @returns {{ status: number | null, output: string }} the exit code and stdout plus stderr
  */
-export function runTsc(dir) {
+export function runTsc(dir, files, options = {}) {
+  const emit = options.outDir === undefined ? { noEmit: true } : { outDir: options.outDir, rootDir: "." };
+  const compilerOptions = {
+    strict: true,
+    skipLibCheck: false,
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    target: "ES2022",
+    types: ["node"],
+    ...emit,
+  };
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files }));
   const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", dir], {
     cwd: dir,
     encoding: "utf8",
