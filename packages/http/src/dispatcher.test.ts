@@ -23,8 +23,9 @@ function setup() {
     packs: [definePack({ name: "p", tools: [echo] })],
     logger,
   });
-  const dispatch = createDispatcher(server.core);
-  return { server, dispatch, errors };
+  const reply = createDispatcher(server.core);
+  const dispatch = async (...args: Parameters<typeof reply>) => (await reply(...args))?.answer;
+  return { server, dispatch, reply, errors };
 }
 
 const ctx = { signal: new AbortController().signal };
@@ -90,6 +91,28 @@ describe("stateless dispatcher", () => {
     expect(message).toMatch(/^Internal error \(ref [0-9a-f]+\)$/);
     expect(message).not.toContain("secret");
     expect(errors[0]?.ref).toBe(/ref ([0-9a-f]+)/.exec(message)?.[1]);
+  });
+
+  it("gives each answer its HTTP status: 2025 always 200, 2026-07-28 errors by class", async () => {
+    const { reply } = setup();
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const call = (id: number, method: string, params?: Record<string, unknown>) =>
+      reply({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }, ctx);
+    expect((await call(1, "nope/nope"))?.status).toBe(200);
+    expect((await call(2, "nope/nope", { _meta: meta }))?.status).toBe(404);
+    const badEnvelope = await call(3, "tools/list", {
+      _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" },
+    });
+    expect(badEnvelope).toMatchObject({ status: 400, answer: { error: { code: -32602 } } });
+    const unknownTool = await call(4, "tools/call", { name: "nope", arguments: {}, _meta: meta });
+    expect(unknownTool).toMatchObject({ status: 200, answer: { error: { code: -32602 } } });
+    expect(await call(5, "tools/list", { _meta: meta })).toMatchObject({
+      status: 200,
+      answer: { result: { tools: [{ name: "echo" }] } },
+    });
   });
 
   it("gives notifications and client responses no answer", async () => {

@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, Logger } from "@toolshed/schema";
 import type { Era, TraceContextCarrier } from "@toolshed/server";
-import type { Answer, CallScope, CancelSignal, ProtocolCore } from "@toolshed/server/internal";
+import type { Answer, CallScope, CancelSignal, ProtocolCore, Reply } from "@toolshed/server/internal";
 import { currentRequest, type RequestRecord, recordingLogger } from "./request-context.js";
 
 /** What one HTTP request gives the calls it carries. */
@@ -24,7 +24,7 @@ export interface CallContext {
   readonly traceContext?: TraceContextCarrier;
 }
 
-export type { Answer };
+export type { Answer, Reply };
 
 /**
  * A request's scope for the core. Reads through to the caller's context instead of copying it:
@@ -77,11 +77,12 @@ class HttpScope implements CallScope {
 
 /**
  * Stateless JSON-RPC over the shared protocol core: no SDK server or transport per request.
- * Answers requests; notifications and client responses need no answer (undefined).
+ * Answers requests, each with the HTTP status it goes out with; notifications and client
+ * responses need no answer (undefined).
  */
 export function createDispatcher(core: ProtocolCore) {
   const logger = core.runtime.logger;
-  const dispatch = async (message: JSONRPCMessage, callContext: CallContext): Promise<Answer | undefined> => {
+  return async (message: JSONRPCMessage, callContext: CallContext): Promise<Reply | undefined> => {
     if (!("method" in message && "id" in message)) return undefined;
     const record = callContext.record ?? currentRequest();
     record?.rpc.push(message.method);
@@ -90,11 +91,8 @@ export function createDispatcher(core: ProtocolCore) {
       record,
       callContext.record ? recordingLogger(logger, () => record) : logger,
     );
-    return core.dispatch(message, scope);
+    return core.reply(message, scope);
   };
-  /** The HTTP status of an answer: 200, or what a 2026-07-28 error calls for (400, 404). */
-  const statusOf = (answer: Answer) => core.statusOf(answer);
-  return Object.assign(dispatch, { statusOf });
 }
 
 export type Dispatch = ReturnType<typeof createDispatcher>;

@@ -14,7 +14,7 @@ import {
 import type { Charge } from "./admission.js";
 import { BatchBudget } from "./batch-budget.js";
 import type { Cancellation } from "./cancellation.js";
-import type { Answer, CallContext, Dispatch } from "./dispatcher.js";
+import type { CallContext, Dispatch, Reply } from "./dispatcher.js";
 import type { JsonAnswer } from "./exchange.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
 import type { RequestRecord } from "./request-context.js";
@@ -179,8 +179,10 @@ export async function answerStatelessPost(
   const ctx = callContext(post, authInfo);
   const stream = requests.some(streams);
   if (!stream) {
-    if (!batch && errors.length === 0) return json(200, await options.dispatch(requests[0] as JSONRPCRequest, ctx));
-    const answers = await Promise.all(requests.map((m) => options.dispatch(m, ctx)));
+    if (!batch && errors.length === 0) {
+      return json(200, (await options.dispatch(requests[0] as JSONRPCRequest, ctx))?.answer);
+    }
+    const answers = await Promise.all(requests.map(async (m) => (await options.dispatch(m, ctx))?.answer));
     if (!batch) return json(200, [...errors, ...answers][0]);
     const budget = new BatchBudget(options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES);
     const parts = errors.map((e) => budget.take(e));
@@ -291,8 +293,8 @@ async function answerModernPost(
   if (streams(first)) {
     return sseAnswer([first], [], (m, notify) => options.dispatch(m, withNotify(ctx, notify)), cancel);
   }
-  const answer = await options.dispatch(first, ctx);
-  return json(answer ? options.dispatch.statusOf(answer) : 202, answer);
+  const reply = await options.dispatch(first, ctx);
+  return reply ? json(reply.status, reply.answer) : { status: 202 };
 }
 
 /** Notification bytes a stream may hold for a client that does not read it (the final answer is not counted). */
@@ -302,7 +304,7 @@ const BY_BYTES: QueuingStrategy<Uint8Array> = { highWaterMark: 64 * 1024, size: 
 function sseAnswer(
   requests: JSONRPCRequest[],
   errors: JsonRpcErrorResponse[],
-  dispatch: (m: JSONRPCRequest, notify: (n: unknown) => void) => Promise<Answer | undefined>,
+  dispatch: (m: JSONRPCRequest, notify: (n: unknown) => void) => Promise<Reply | undefined>,
   calls: Cancellation,
   budget?: BatchBudget,
 ): Response {
@@ -361,7 +363,7 @@ function sseAnswer(
   for (const e of errors) write(e);
   void Promise.all(
     requests.map(async (m) => {
-      const answer = await dispatch(m, notify);
+      const answer = (await dispatch(m, notify))?.answer;
       if (answer) writeText(budget ? budget.take(answer, m) : JSON.stringify(answer));
     }),
   ).finally(finish);

@@ -11,11 +11,22 @@ export interface Envelope {
   logLevel?: LoggingLevel;
 }
 
-const badParams = (message: string) => new JsonRpcError(JsonRpcCode.InvalidParams, message, undefined, 400);
+/**
+ * -32602 for a 2026-07-28 request whose envelope (`params._meta`) is missing or malformed; unlike
+ * other bad params it goes out over HTTP with 400, as the revision asks.
+ */
+export class EnvelopeError extends JsonRpcError {
+  constructor(message: string) {
+    super(JsonRpcCode.InvalidParams, message);
+    this.name = "EnvelopeError";
+  }
+}
+
+const badParams = (message: string) => new EnvelopeError(message);
 
 /**
  * Reads and checks a modern request's envelope: a missing field is -32602, a revision this server
- * does not speak is -32022 with the supported list (both HTTP 400).
+ * does not speak is -32022 with the supported list (both HTTP 400, see core/http-status.ts).
  */
 export function readEnvelope(method: string, params: unknown): Envelope {
   const meta = (params as { _meta?: unknown } | undefined)?._meta;
@@ -36,7 +47,6 @@ export function readEnvelope(method: string, params: unknown): Envelope {
       JsonRpcCode.UnsupportedProtocolVersion,
       `Unsupported protocol version: ${version}; this server speaks ${MODERN_PROTOCOL_VERSIONS.join(", ")} in _meta, and the 2025 revisions through initialize`,
       { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
-      400,
     );
   }
   const capabilities = m[MetaKey.clientCapabilities];
@@ -67,6 +77,5 @@ export function missingCapability(capability: "elicitation" | "sampling" | "root
     JsonRpcCode.MissingRequiredClientCapability,
     `Missing required client capability: ${capability} (the server needs it to ${what}); declare it in _meta["${MetaKey.clientCapabilities}"]`,
     { requiredCapabilities: { [capability]: {} } },
-    400,
   );
 }

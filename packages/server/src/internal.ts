@@ -11,7 +11,7 @@ export {
 } from "./access.js";
 export { METHOD_TARGETS, type MethodTarget } from "./core/method-targets.js";
 export { ProtocolCore } from "./core/protocol-core.js";
-export type { Answer, CallScope, LegacyConnection, ProtocolCoreOptions, ServerInfo } from "./core/types.js";
+export type { Answer, CallScope, LegacyConnection, ProtocolCoreOptions, Reply, ServerInfo } from "./core/types.js";
 export { type Envelope, readEnvelope } from "./envelope.js";
 export { isModernRequest, MetaKey, metaVersionOf } from "./era.js";
 export { type CheckedMessage, checkJsonRpcMessage, type JsonRpcErrorResponse, parseJsonRpcText } from "./jsonrpc.js";

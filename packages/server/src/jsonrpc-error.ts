@@ -22,18 +22,16 @@ export const JsonRpcCode = {
 
 /**
  * A protocol error. The SDK sends `code` and `message` of a thrown error as they are, so the
- * message is exactly what the client reads (no "MCP error" prefix). `status` is the HTTP status
- * a 2026-07-28 answer carries when it is not 200 (400 for a bad envelope, 404 for an unknown method).
+ * message is exactly what the client reads (no "MCP error" prefix). The HTTP status of a 2026-07-28
+ * answer follows from the error's class and code (core/http-status.ts).
  */
 export class JsonRpcError extends Error {
   readonly code: number;
   readonly data: unknown;
-  readonly status: number | undefined;
-  constructor(code: number, message: string, data?: unknown, status?: number) {
+  constructor(code: number, message: string, data?: unknown) {
     super(message);
     this.name = "JsonRpcError";
     this.code = code;
     this.data = data;
-    this.status = status;
   }
 }

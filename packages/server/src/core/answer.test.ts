@@ -62,8 +62,7 @@ describe("asProtocolError", () => {
     expect(JSON.stringify(logged.at(-1))).toContain(heard[0] as string);
   });
 
-  it("an unknown method is -32601, with HTTP 404 in the 2026-07-28 era only", () => {
-    expect([methodNotFound("modern").code, methodNotFound("modern").status]).toEqual([JsonRpcCode.MethodNotFound, 404]);
-    expect(methodNotFound("legacy").status).toBeUndefined();
+  it("an unknown method is -32601", () => {
+    expect(methodNotFound().code).toBe(JsonRpcCode.MethodNotFound);
   });
 });

@@ -55,5 +55,4 @@ export function asProtocolError(
   return answer;
 }
 
-export const methodNotFound = (era: Era): JsonRpcError =>
-  new JsonRpcError(JsonRpcCode.MethodNotFound, "Method not found", undefined, era === "modern" ? 404 : undefined);
+export const methodNotFound = (): JsonRpcError => new JsonRpcError(JsonRpcCode.MethodNotFound, "Method not found");

@@ -26,9 +26,12 @@ import type { Runtime } from "../runtime/runtime.js";
 import { ServerTelemetry, TelemetryAttr } from "../telemetry.js";
 import { asProtocolError, methodNotFound, modernResult } from "./answer.js";
 import { capabilitiesOf } from "./capabilities.js";
+import { httpStatusOf } from "./http-status.js";
 import { guardedTarget } from "./method-targets.js";
 import { methodTable } from "./methods.js";
-import type { Answer, Call, CallScope, CoreParts, Entry, ProtocolCoreOptions, ServerInfo } from "./types.js";
+import type { Answer, Call, CallScope, CoreParts, Entry, ProtocolCoreOptions, Reply, ServerInfo } from "./types.js";
+
+const eraOf = (method: string, params: unknown): Era => (isModernRequest(method, params) ? "modern" : "legacy");
 
 /**
  * The one protocol core: every MCP method, in both eras, for every transport. A request whose
@@ -44,7 +47,6 @@ export class ProtocolCore {
   readonly changes: ChangeBus;
   readonly #parts: CoreParts;
   readonly #methods: Map<string, Entry>;
-  readonly #status = new WeakMap<object, number>();
   readonly #listChangedOf = new Map<string, () => void>();
   readonly #telemetry: ServerTelemetry | undefined;
 
@@ -106,7 +108,10 @@ export class ProtocolCore {
    * behind a reference id that is also in the log (C7), so no transport ever sends their text.
    */
   handle(method: string, rawParams: unknown, id: string | number, scope: CallScope): Promise<unknown> {
-    const era: Era = scope.era ?? (isModernRequest(method, rawParams) ? "modern" : "legacy");
+    return this.#handleIn(scope.era ?? eraOf(method, rawParams), method, rawParams, id, scope);
+  }
+
+  #handleIn(era: Era, method: string, rawParams: unknown, id: string | number, scope: CallScope): Promise<unknown> {
     const recorder = this.#telemetry?.recorder();
     if (recorder === undefined) return this.#answer(method, rawParams, id, scope, era);
     return this.#telemetry?.observe(recorder, method, rawParams, id, scope, era, () =>
@@ -136,7 +141,7 @@ export class ProtocolCore {
   #entryFor(method: string, era: Era, scope: CallScope): Entry {
     const entry = this.#methods.get(method);
     if (!entry || (entry.era !== "both" && entry.era !== era) || (entry.connectionOnly && !scope.connection)) {
-      throw methodNotFound(era);
+      throw methodNotFound();
     }
     return entry;
   }
@@ -185,20 +190,27 @@ export class ProtocolCore {
     );
   }
 
-  /** `handle` as a JSON-RPC answer; never throws. */
-  async dispatch(request: JSONRPCRequest, scope: CallScope): Promise<Answer> {
-    const { id, method } = request;
+  /**
+   * `handle` as a JSON-RPC answer and the HTTP status it goes out with (200, or what a 2026-07-28
+   * error calls for: see core/http-status.ts); never throws.
+   */
+  async reply(request: JSONRPCRequest, scope: CallScope): Promise<Reply> {
+    const { id, method, params } = request;
+    const era = scope.era ?? eraOf(method, params);
     try {
-      const result = (await this.handle(method, request.params, id, scope)) as JSONRPCResultResponse["result"];
-      return { jsonrpc: "2.0", id, result };
+      const result = (await this.#handleIn(era, method, params, id, scope)) as JSONRPCResultResponse["result"];
+      return { answer: { jsonrpc: "2.0", id, result }, status: 200 };
     } catch (error) {
       const e = error as JsonRpcError;
       const err: JSONRPCErrorResponse["error"] = { code: e.code, message: e.message };
       if (e.data !== undefined) err.data = e.data;
-      const answer: JSONRPCErrorResponse = { jsonrpc: "2.0", id, error: err };
-      if (e.status !== undefined) this.#status.set(answer, e.status);
-      return answer;
+      return { answer: { jsonrpc: "2.0", id, error: err }, status: httpStatusOf(e, era) };
     }
+  }
+
+  /** `reply` without the status, for transports with no HTTP status (in memory). */
+  async dispatch(request: JSONRPCRequest, scope: CallScope): Promise<Answer> {
+    return (await this.reply(request, scope)).answer;
   }
 
   /**
@@ -224,11 +236,6 @@ export class ProtocolCore {
     }
     const access = this.runtime.access(authInfo, kind, nameOrUri);
     return access.ok || access.hidden ? access : { ...access, action: `${action} ${nameOrUri}` };
-  }
-
-  /** The HTTP status a 2026-07-28 answer goes out with (400 for a bad envelope, 404 for an unknown method). */
-  statusOf(answer: Answer): number {
-    return this.#status.get(answer) ?? 200;
   }
 
   /** The tool's ctx.resourceListChanged: the event names the tool's pack, so listeners who cannot see it are not told. */

@@ -73,6 +73,12 @@ export interface CallScope {
 
 export type Answer = JSONRPCResultResponse | JSONRPCErrorResponse;
 
+/** An answer and the HTTP status it goes out with (always 200 in the 2025 era). */
+export interface Reply {
+  answer: Answer;
+  status: number;
+}
+
 export interface ProtocolCoreOptions {
   /** Where resource changes are published and heard (default: this process only). */
   changes?: ChangeBus;
