@@ -2,6 +2,7 @@ import { definePack, defineTool } from "@toolshed/schema";
 import { createServer } from "@toolshed/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { Cancellation } from "./cancellation.js";
 import { createDispatcher } from "./dispatcher.js";
 
 const echo = defineTool({
@@ -28,7 +29,7 @@ function setup() {
   return { server, dispatch, reply, errors };
 }
 
-const ctx = { signal: new AbortController().signal };
+const ctx = { cancel: new Cancellation(), headers: { get: () => null } };
 
 describe("stateless dispatcher", () => {
   it("announces instructions and only the capabilities it has (no resources, prompts, completions)", async () => {

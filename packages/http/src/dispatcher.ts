@@ -1,69 +1,64 @@
 import type { JSONRPCMessage, JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, Logger } from "@toolshed/schema";
 import type { Era, TraceContextCarrier } from "@toolshed/server";
-import type { Answer, CallScope, CancelSignal, ProtocolCore, Reply } from "@toolshed/server/internal";
+import { type Answer, type CallScope, type ProtocolCore, type Reply, traceContextOf } from "@toolshed/server/internal";
+import type { Cancellation } from "./cancellation.js";
 import { currentRequest, type RequestRecord, recordingLogger } from "./request-context.js";
+import type { HeaderReader } from "./wire.js";
 
-/** What one HTTP request gives the calls it carries. */
-export interface CallContext {
+export type { Answer, Reply };
+
+/** What one HTTP POST gives every request it carries; made once per POST. */
+export interface PostScope {
   authInfo?: AuthInfo;
-  /** Aborted when the client goes away or the server gives up on the call. */
-  signal: AbortSignal;
-  /** The same cancellation in a cheaper form, which tool calls listen to instead when given. */
-  cancel?: CancelSignal;
-  /** Streams a notification to the client; absent when the answer is plain JSON. */
-  notify?: (notification: JSONRPCNotification) => void;
+  /** Aborted when the client goes away or the server gives up on the POST's calls. */
+  cancel: Cancellation;
+  headers: HeaderReader;
   /**
    * The HTTP request's record, for its log line (otherwise the one `runInRequest` set, if any);
    * the calls then log with the request's id.
    */
   record?: RequestRecord;
-  /** Set when the transport already knows the era (a 2026-07-28 MCP-Protocol-Version header). */
-  era?: Era;
-  /** The request's W3C trace context headers, the parent of its spans when `params._meta` has none. */
-  readonly traceContext?: TraceContextCarrier;
 }
 
-export type { Answer, Reply };
+/** What the POST learned of one request before it is dispatched. */
+export interface RequestFacts {
+  /** Set when the POST already knows the era (a 2026-07-28 header or `_meta` version, or a lone 2025 request). */
+  era?: Era;
+  /** Streams a notification to the client; absent when the answer is plain JSON. */
+  notify?: (notification: JSONRPCNotification) => void;
+}
 
 /**
- * A request's scope for the core. Reads through to the caller's context instead of copying it:
- * copying would read (and so make) its signal.
+ * The one scope of one request on HTTP, the core's CallScope itself: it reads through to the POST,
+ * so its AbortSignal is made only when a handler asks and its trace context only when telemetry records.
  */
 class HttpScope implements CallScope {
-  readonly #base: CallContext;
-  readonly #record: RequestRecord | undefined;
+  readonly cancel: Cancellation;
   readonly logger: Logger;
+  readonly authInfo?: AuthInfo;
+  readonly era?: Era;
+  readonly notify?: CallScope["notify"];
+  readonly #headers: HeaderReader;
+  readonly #record: RequestRecord | undefined;
 
-  constructor(base: CallContext, record: RequestRecord | undefined, logger: Logger) {
-    this.#base = base;
-    this.#record = record;
+  constructor(post: PostScope, facts: RequestFacts, record: RequestRecord | undefined, logger: Logger) {
+    this.cancel = post.cancel;
     this.logger = logger;
+    this.#headers = post.headers;
+    this.#record = record;
+    if (post.authInfo) this.authInfo = post.authInfo;
+    if (facts.era) this.era = facts.era;
+    const notify = facts.notify;
+    if (notify) this.notify = (n) => notify({ jsonrpc: "2.0", ...n });
   }
 
   get signal(): AbortSignal {
-    return this.#base.signal;
-  }
-
-  get cancel(): CancelSignal | undefined {
-    return this.#base.cancel;
-  }
-
-  get authInfo(): AuthInfo | undefined {
-    return this.#base.authInfo;
-  }
-
-  get era(): Era | undefined {
-    return this.#base.era;
+    return this.cancel.signal;
   }
 
   get traceContext(): TraceContextCarrier | undefined {
-    return this.#base.traceContext;
-  }
-
-  get notify(): CallScope["notify"] {
-    const notify = this.#base.notify;
-    return notify && ((n) => notify({ jsonrpc: "2.0", ...n }));
+    return traceContextOf((name) => this.#headers.get(name));
   }
 
   onToolCall(name: string): void {
@@ -82,15 +77,11 @@ class HttpScope implements CallScope {
  */
 export function createDispatcher(core: ProtocolCore) {
   const logger = core.runtime.logger;
-  return async (message: JSONRPCMessage, callContext: CallContext): Promise<Reply | undefined> => {
+  return async (message: JSONRPCMessage, post: PostScope, facts: RequestFacts = {}): Promise<Reply | undefined> => {
     if (!("method" in message && "id" in message)) return undefined;
-    const record = callContext.record ?? currentRequest();
+    const record = post.record ?? currentRequest();
     record?.rpc.push(message.method);
-    const scope = new HttpScope(
-      callContext,
-      record,
-      callContext.record ? recordingLogger(logger, () => record) : logger,
-    );
+    const scope = new HttpScope(post, facts, record, post.record ? recordingLogger(logger, () => record) : logger);
     return core.reply(message, scope);
   };
 }

@@ -10,10 +10,11 @@ import { checkHostAndOrigin } from "./guards.js";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 import type { InFlight } from "./in-flight.js";
 import type { ListenQuota } from "./listen-quota.js";
+import type { ScopeCheck } from "./post-body.js";
 import { type RequestRecord, runInRequest } from "./request-context.js";
 import { newRequestRecord, type RequestListener, summarize } from "./request-log.js";
 import type { Sessions } from "./sessions.js";
-import { answerStatelessPost, type ScopeCheck } from "./stateless.js";
+import { answerStatelessPost } from "./stateless.js";
 import { RESOURCE_METADATA_PATH } from "./well-known.js";
 import { answeredWithoutSession, methodNotAllowed } from "./wire.js";
 

@@ -1,11 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import {
-  isInitializeRequest,
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, Logger } from "@toolshed/schema";
 import { JsonRpcCode, type ToolshedServer } from "@toolshed/server";
 import type { Charge } from "./admission.js";
@@ -13,10 +8,10 @@ import { BatchBudget } from "./batch-budget.js";
 import { whenBodyDone } from "./body-done.js";
 import type { Exchange } from "./exchange.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
+import { admitCalls, isRequest, readPost, type ScopeCheck } from "./post-body.js";
 import { currentRequest, recordOutcome } from "./request-context.js";
-import { parseBody, type ScopeCheck } from "./stateless.js";
 import { countRefused, countSession } from "./telemetry.js";
-import { checkPostHeaders, methodNotAllowed } from "./wire.js";
+import { methodNotAllowed } from "./wire.js";
 
 export interface SessionsOptions {
   server: ToolshedServer;
@@ -103,20 +98,14 @@ export class Sessions {
 
   async #post(ex: Exchange, caller: Caller, checkScopes: ScopeCheck | undefined): Promise<Response> {
     const { authInfo, owner, charge } = caller;
-    const rejected = checkPostHeaders(ex.headers);
-    if (rejected) return rejected;
-    const body = await ex.readBody(this.#options.maxBodyBytes);
-    if ("response" in body) {
-      if (body.response.status === 413) countRefused("body_too_large");
-      return body.response;
-    }
-    const parsed = parseBody(body.text);
+    const parsed = await readPost(ex, this.#options.maxBodyBytes);
     if (!parsed.ok) return parsed.response;
     const { batch, messages, errors } = parsed;
+    const requests = messages.filter(isRequest);
     if (errors.length > 0) {
       // The SDK transport takes a body whole; a batch with an invalid message is refused whole,
       // with an answer for every request in it (C12).
-      const refused = messages.filter(isJSONRPCRequest).map((m) => ({
+      const notProcessed = requests.map((m) => ({
         jsonrpc: "2.0" as const,
         id: m.id,
         error: {
@@ -124,34 +113,23 @@ export class Sessions {
           message: "Invalid Request: not processed, because the batch holds an invalid message",
         },
       }));
-      const all = [...errors, ...refused];
+      const all = [...errors, ...notProcessed];
       return jsonResponse(400, batch ? all : all[0]);
     }
-    // The POST paid for one call; a batch pays for each of its requests before any runs.
-    const calls = messages.filter(isJSONRPCRequest).length;
-    if (calls > 1 && charge) {
-      const refused = await charge(calls - 1);
-      if (refused) return refused;
-    }
-    const only = messages[0];
-    if (!batch && checkScopes && only && isJSONRPCRequest(only)) {
-      const challenge = checkScopes(only, authInfo);
-      if (challenge) {
-        countRefused("forbidden");
-        return challenge;
-      }
-    }
+    const refused = await admitCalls(requests, !batch, { authInfo, charge, checkScopes });
+    if (refused) return refused;
     const options = { parsedBody: batch ? messages : messages[0], ...(authInfo ? { authInfo } : {}) };
     const request = transportRequest(ex);
+    // The SDK's own test (it checks initialize's params), so a malformed initialize opens nothing.
     if (ex.headers.get("mcp-session-id") === null && messages.some(isInitializeRequest)) {
       return this.#open(request, options, caller);
     }
     const found = this.#lookup(ex, owner);
     if (found instanceof Response) return found;
-    if (calls > 1 && this.#options.maxBatchBytes > 0) {
+    if (requests.length > 1 && this.#options.maxBatchBytes > 0) {
       // The transport frames each answer as it is sent; the budget decides what it sends.
       const budget = new BatchBudget(this.#options.maxBatchBytes);
-      for (const m of messages) if (isJSONRPCRequest(m)) found.batches.set(m.id, { budget, request: m });
+      for (const m of requests) found.batches.set(m.id, { budget, request: m });
     }
     return this.#forward(found, () => found.transport.handleRequest(request, options));
   }
