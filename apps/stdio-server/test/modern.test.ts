@@ -67,7 +67,9 @@ describe("stdio in both eras", () => {
       }),
     );
     await cli.waitForLines(3);
-    const [unsupported, ping, initialize] = cli.messages();
+    // Answers to requests sent together may come in any order (JSON-RPC matches them by id).
+    const byId = new Map(cli.messages().map((m) => [m.id, m]));
+    const [unsupported, ping, initialize] = [byId.get(1), byId.get(2), byId.get(3)];
     expect(unsupported).toMatchObject({
       id: 1,
       error: { code: -32022, data: { supported: [V], requested: "2099-01-01" } },

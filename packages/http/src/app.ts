@@ -3,7 +3,7 @@ import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { CancelledError } from "@toolshed/errors";
 import type { AuthInfo, Logger, Pack, TextFormat } from "@toolshed/schema";
 import { type CanAccess, type ChangeBus, createLogger, createServer, type ToolshedServer } from "@toolshed/server";
-import { DEFAULT_MAX_BATCH_BYTES, insufficientScopeError } from "@toolshed/server/internal";
+import { DEFAULT_MAX_BATCH_BYTES, insufficientScopeError, type RequestAccess } from "@toolshed/server/internal";
 import { createAuthenticator, type JwtOptions } from "./auth.js";
 import { type CorsOptions, corsPolicy } from "./cors.js";
 import { createDispatcher } from "./dispatcher.js";
@@ -274,9 +274,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
  * for a token with them. Hidden definitions are left to the core (answered as unknown).
  */
 function scopeChallenge(server: ToolshedServer) {
-  return (request: JSONRPCRequest, authInfo: AuthInfo | undefined, baseUrl: string): Response | undefined => {
+  return (
+    request: JSONRPCRequest,
+    authInfo: AuthInfo | undefined,
+    baseUrl: string,
+  ): Response | RequestAccess | undefined => {
     const access = server.core.accessOfRequest(request, authInfo);
-    if (!access || access.ok || access.hidden) return undefined;
+    if (!access || access.ok || access.hidden) return access;
     const error = insufficientScopeError(access.action, access, authInfo);
     const body = {
       jsonrpc: "2.0",

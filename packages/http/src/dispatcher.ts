@@ -1,7 +1,15 @@
 import type { JSONRPCMessage, JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, Logger } from "@toolshed/schema";
 import type { Era, TraceContextCarrier } from "@toolshed/server";
-import { type Answer, type CallScope, type ProtocolCore, type Reply, traceContextOf } from "@toolshed/server/internal";
+import {
+  type Answer,
+  type CallScope,
+  type Meta,
+  type ProtocolCore,
+  type Reply,
+  type RequestAccess,
+  traceContextOf,
+} from "@toolshed/server/internal";
 import type { Cancellation } from "./cancellation.js";
 import { currentRequest, type RequestRecord, recordingLogger } from "./request-context.js";
 import type { HeaderReader } from "./wire.js";
@@ -25,6 +33,10 @@ export interface PostScope {
 export interface RequestFacts {
   /** Set when the POST already knows the era (a 2026-07-28 header or `_meta` version, or a lone 2025 request). */
   era?: Era;
+  /** `params._meta` as the POST read it (null: none), so the core does not read it again. */
+  meta?: Meta | null;
+  /** The caller's access to what the request names, from the POST's 403 check. */
+  access?: RequestAccess;
   /** Streams a notification to the client; absent when the answer is plain JSON. */
   notify?: (notification: JSONRPCNotification) => void;
 }
@@ -38,6 +50,8 @@ class HttpScope implements CallScope {
   readonly logger: Logger;
   readonly authInfo?: AuthInfo;
   readonly era?: Era;
+  readonly meta?: Meta | null;
+  readonly access?: RequestAccess;
   readonly notify?: CallScope["notify"];
   readonly #headers: HeaderReader;
   readonly #record: RequestRecord | undefined;
@@ -49,6 +63,8 @@ class HttpScope implements CallScope {
     this.#record = record;
     if (post.authInfo) this.authInfo = post.authInfo;
     if (facts.era) this.era = facts.era;
+    if (facts.meta !== undefined) this.meta = facts.meta;
+    if (facts.access) this.access = facts.access;
     const notify = facts.notify;
     if (notify) this.notify = (n) => notify({ jsonrpc: "2.0", ...n });
   }

@@ -1,6 +1,7 @@
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { internalErrorMessage, newErrorRef } from "@toolshed/errors/internal";
 import type { AuthInfo, Logger } from "@toolshed/schema";
+import type { RequestAccess } from "@toolshed/server/internal";
 import { type AdmissionOptions, admit } from "./admission.js";
 import { Cancellation } from "./cancellation.js";
 import { type CorsPolicy, corsHeaders, preflight } from "./cors.js";
@@ -47,7 +48,11 @@ export interface PipelineOptions extends AdmissionOptions {
   metadata?: (baseUrl: string) => unknown;
   cors?: CorsPolicy;
   /** 403 insufficient_scope for a call the caller may see but lacks a scope for (given the public base URL). */
-  checkScopes?: (request: JSONRPCRequest, authInfo: AuthInfo | undefined, baseUrl: string) => Response | undefined;
+  checkScopes?: (
+    request: JSONRPCRequest,
+    authInfo: AuthInfo | undefined,
+    baseUrl: string,
+  ) => Response | RequestAccess | undefined;
   /** Every request, once its answer has been sent (or the client left): the request log. */
   onRequest: RequestListener;
   /** Each client's open subscriptions/listen streams. */

@@ -1,5 +1,5 @@
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
-import { type JsonRpcErrorResponse, MetaKey } from "@toolshed/server/internal";
+import { type JsonRpcErrorResponse, type Meta, MetaKey } from "@toolshed/server/internal";
 import type { BatchBudget } from "./batch-budget.js";
 import type { Cancellation } from "./cancellation.js";
 import type { Answer, Reply } from "./dispatcher.js";
@@ -19,14 +19,8 @@ const KEEP_ALIVE_MS = 15_000;
 
 export const json = (status: number, body: unknown): JsonAnswer => ({ status, json: JSON.stringify(body) });
 
-/** A request's `params._meta`, when it is an object. */
-export function metaOf(request: JSONRPCRequest): Record<string, unknown> | undefined {
-  const meta = (request.params as { _meta?: unknown } | undefined)?._meta;
-  return typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>) : undefined;
-}
-
 /** Whether the answer streams (SSE): the call asked for progress or logs, or it is a listen stream. */
-export function streams(method: string, meta: Record<string, unknown> | undefined): boolean {
+export function streams(method: string, meta: Meta | undefined): boolean {
   return (
     meta?.progressToken !== undefined || meta?.[MetaKey.logLevel] !== undefined || method === "subscriptions/listen"
   );

@@ -1,7 +1,12 @@
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@toolshed/schema";
-import { checkJsonRpcMessage, type JsonRpcErrorResponse, parseJsonRpcText } from "@toolshed/server/internal";
+import {
+  checkJsonRpcMessage,
+  type JsonRpcErrorResponse,
+  parseJsonRpcText,
+  type RequestAccess,
+} from "@toolshed/server/internal";
 import type { Charge } from "./admission.js";
 import { HttpErrorCode, jsonResponse, jsonRpcErrorResponse } from "./http-errors.js";
 import { countRefused } from "./telemetry.js";
@@ -13,9 +18,13 @@ import { checkPostHeaders, type HeaderReader } from "./wire.js";
 
 /**
  * The 403 insufficient_scope answer for a lone request the caller may see but lacks a scope for
- * (the spec's step-up challenge); undefined to dispatch it.
+ * (the spec's step-up challenge); else the caller's access to what it names, which the core then
+ * does not check again; undefined when it names nothing guarded.
  */
-export type ScopeCheck = (request: JSONRPCRequest, authInfo: AuthInfo | undefined) => Response | undefined;
+export type ScopeCheck = (
+  request: JSONRPCRequest,
+  authInfo: AuthInfo | undefined,
+) => Response | RequestAccess | undefined;
 
 /** One POST as both modes read it, from a Fetch Request or from node:http. */
 export interface PostBody {
@@ -97,14 +106,14 @@ export interface CallAdmission {
 
 /**
  * The POST paid for one call; a batch pays for each of its requests beyond the first before any
- * runs. A `lone` request the caller lacks a scope for gets the 403 challenge (counted).
- * Undefined: dispatch them.
+ * runs. A `lone` request the caller lacks a scope for gets the 403 challenge (counted); else its
+ * access, when checked. Otherwise undefined: dispatch them.
  */
 export async function admitCalls(
   requests: readonly JSONRPCRequest[],
   lone: boolean,
   admission: CallAdmission,
-): Promise<Response | undefined> {
+): Promise<Response | RequestAccess | undefined> {
   if (requests.length > 1 && admission.charge) {
     const refused = await admission.charge(requests.length - 1);
     if (refused) return refused;
@@ -113,9 +122,9 @@ export async function admitCalls(
   return lone && only !== undefined ? checkScope(only, admission) : undefined;
 }
 
-/** The 403 challenge for a request the caller lacks a scope for, counted; undefined to dispatch it. */
-export function checkScope(request: JSONRPCRequest, admission: CallAdmission): Response | undefined {
-  const challenge = admission.checkScopes?.(request, admission.authInfo);
-  if (challenge) countRefused("forbidden");
-  return challenge;
+/** The 403 challenge for a request the caller lacks a scope for, counted; else its access when checked. */
+export function checkScope(request: JSONRPCRequest, admission: CallAdmission): Response | RequestAccess | undefined {
+  const verdict = admission.checkScopes?.(request, admission.authInfo);
+  if (verdict instanceof Response) countRefused("forbidden");
+  return verdict;
 }

@@ -116,8 +116,9 @@ export class Sessions {
       const all = [...errors, ...notProcessed];
       return jsonResponse(400, batch ? all : all[0]);
     }
+    // The access a lone call's check found cannot travel through the SDK transport: the core checks again.
     const refused = await admitCalls(requests, !batch, { authInfo, charge, checkScopes });
-    if (refused) return refused;
+    if (refused instanceof Response) return refused;
     const options = { parsedBody: batch ? messages : messages[0], ...(authInfo ? { authInfo } : {}) };
     const request = transportRequest(ex);
     // The SDK's own test (it checks initialize's params), so a malformed initialize opens nothing.

@@ -1,14 +1,20 @@
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@toolshed/schema";
 import { JsonRpcCode } from "@toolshed/server";
-import { DEFAULT_MAX_BATCH_BYTES, isModernRequest, type JsonRpcErrorResponse } from "@toolshed/server/internal";
+import {
+  DEFAULT_MAX_BATCH_BYTES,
+  isModernMeta,
+  type JsonRpcErrorResponse,
+  type Meta,
+  metaOf,
+} from "@toolshed/server/internal";
 import type { Charge } from "./admission.js";
 import { BatchBudget } from "./batch-budget.js";
 import type { Cancellation } from "./cancellation.js";
-import type { Dispatch, PostScope } from "./dispatcher.js";
+import type { Dispatch, PostScope, RequestFacts } from "./dispatcher.js";
 import type { JsonAnswer } from "./exchange.js";
 import { HttpErrorCode } from "./http-errors.js";
-import { batchAnswer, json, metaOf, sseAnswer, streams } from "./post-answer.js";
+import { batchAnswer, json, sseAnswer, streams } from "./post-answer.js";
 import {
   admitCalls,
   checkScope,
@@ -63,12 +69,14 @@ export async function answerStatelessPost(
   if (post.record) scope.record = post.record;
   const first = parsed.messages[0];
   const lone = !parsed.batch && first !== undefined && isRequest(first) ? first : undefined;
+  // A lone request's `_meta`, read here once: the era, streaming, the header checks and the core use it.
+  const meta = lone && metaOf(lone.params);
   // A 2026-07-28 POST: by its MCP-Protocol-Version header, or a lone request that names its
   // version in `_meta` (or is server/discover). Such a request never opens a session.
-  if (hasModernHeader(post.headers) || (lone && isModernRequest(lone.method, lone.params))) {
-    return answerModern(post.headers, scope, options, parsed);
+  if (hasModernHeader(post.headers) || (lone && isModernMeta(lone.method, meta))) {
+    return answerModern(post.headers, scope, options, parsed, meta);
   }
-  return answerLegacy(post, scope, options, parsed, lone);
+  return answerLegacy(post, scope, options, parsed, meta);
 }
 
 async function answerLegacy(
@@ -76,7 +84,7 @@ async function answerLegacy(
   scope: PostScope,
   options: StatelessOptions,
   { batch, messages, errors }: Parsed,
-  lone: JSONRPCRequest | undefined,
+  meta: Meta | undefined,
 ): Promise<Response | JsonAnswer> {
   if (!messages.some(isInitialize)) {
     const badVersion = checkProtocolVersion(post.headers);
@@ -88,19 +96,27 @@ async function answerLegacy(
     if (errors.length === 0) return { status: 202 };
     return json(400, batch ? errors : errors[0]);
   }
-  const refused = await admitCalls(requests, lone !== undefined && errors.length === 0, {
+  const verdict = await admitCalls(requests, !batch, {
     authInfo: scope.authInfo,
     charge: post.charge,
     checkScopes: options.checkScopes,
   });
-  if (refused) return refused;
+  if (verdict instanceof Response) return verdict;
   const { dispatch } = options;
-  const budget = batch ? new BatchBudget(options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES) : undefined;
-  if (requests.some((r) => streams(r.method, metaOf(r)))) {
+  if (!batch) {
+    // One request, whose `_meta` was read.
+    const lone = requests[0] as JSONRPCRequest;
+    const facts: RequestFacts = { era: "legacy", meta: meta ?? null };
+    if (verdict) facts.access = verdict;
+    if (streams(lone.method, meta)) {
+      return sseAnswer(requests, errors, (m, notify) => dispatch(m, scope, { ...facts, notify }), scope.cancel);
+    }
+    return json(200, (await dispatch(lone, scope, facts))?.answer);
+  }
+  const budget = new BatchBudget(options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES);
+  if (requests.some((r) => streams(r.method, metaOf(r.params)))) {
     return sseAnswer(requests, errors, (m, notify) => dispatch(m, scope, { notify }), scope.cancel, budget);
   }
-  // Not a batch: one request, `lone`.
-  if (!budget) return json(200, (await dispatch(requests[0] as JSONRPCRequest, scope, { era: "legacy" }))?.answer);
   const answers = await Promise.all(requests.map(async (m) => (await dispatch(m, scope))?.answer));
   return batchAnswer(requests, answers, errors, budget);
 }
@@ -114,6 +130,7 @@ async function answerModern(
   scope: PostScope,
   options: StatelessOptions,
   { batch, messages, errors }: Parsed,
+  meta: Meta | undefined,
 ): Promise<Response | JsonAnswer> {
   const first = messages[0];
   if (batch) {
@@ -126,10 +143,10 @@ async function answerModern(
   }
   if (errors.length > 0) return json(400, errors[0]);
   if (!first || !isRequest(first)) return { status: 202 };
-  const mismatch = checkModernHeaders(headers, first);
+  const mismatch = checkModernHeaders(headers, first, meta);
   if (mismatch) return errorAnswer(first.id, JsonRpcCode.HeaderMismatch, mismatch);
-  const challenge = checkScope(first, { authInfo: scope.authInfo, checkScopes: options.checkScopes });
-  if (challenge) return challenge;
+  const verdict = checkScope(first, { authInfo: scope.authInfo, checkScopes: options.checkScopes });
+  if (verdict instanceof Response) return verdict;
   if (first.method === "subscriptions/listen" && options.openListen && !options.openListen()) {
     countRefused("listen_limit");
     return json(429, {
@@ -143,9 +160,11 @@ async function answerModern(
     });
   }
   const { dispatch } = options;
-  if (streams(first.method, metaOf(first))) {
-    return sseAnswer([first], [], (m, notify) => dispatch(m, scope, { era: "modern", notify }), scope.cancel);
+  const facts: RequestFacts = { era: "modern", meta: meta ?? null };
+  if (verdict) facts.access = verdict;
+  if (streams(first.method, meta)) {
+    return sseAnswer([first], [], (m, notify) => dispatch(m, scope, { ...facts, notify }), scope.cancel);
   }
-  const reply = await dispatch(first, scope, { era: "modern" });
+  const reply = await dispatch(first, scope, facts);
   return reply ? json(reply.status, reply.answer) : { status: 202 };
 }

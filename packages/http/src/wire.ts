@@ -2,7 +2,7 @@ import { readRequestBody, requestBodyTooLargeMessage } from "@modelcontextprotoc
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "@toolshed/server";
-import { METHOD_TARGETS, MetaKey, metaVersionOf } from "@toolshed/server/internal";
+import { METHOD_TARGETS, type Meta, MetaKey } from "@toolshed/server/internal";
 import { HttpErrorCode, jsonRpcErrorResponse } from "./http-errors.js";
 
 // The Streamable HTTP rules the SDK's transport enforces, with its status codes and messages,
@@ -71,8 +71,9 @@ export function decodeHeaderValue(value: string): string | undefined {
 export function checkModernHeaders(
   headers: HeaderReader,
   request: { id: string | number; method: string; params?: unknown },
+  meta: Meta | undefined,
 ): string | undefined {
-  const metaVersion = metaVersionOf(request.params);
+  const metaVersion = meta?.[MetaKey.protocolVersion];
   if (typeof metaVersion !== "string") return undefined;
   const header = headers.get("mcp-protocol-version");
   if (header === null)

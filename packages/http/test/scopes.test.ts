@@ -270,3 +270,38 @@ describe("the protected resource metadata", () => {
     ]);
   });
 });
+
+describe("one access check per call", () => {
+  it("canAccess runs once for a stateless tools/call in either era: the 403 check's answer reaches the call", async () => {
+    const asked: string[] = [];
+    const http = createHttpApp({
+      packs: [notes, billing],
+      logger: silentLogger,
+      tokens: Object.values(TOKENS),
+      canAccess: (auth, target) => {
+        if (target.kind === "tool") asked.push(target.name);
+        return !(target.pack.name === "billing" && auth?.clientId === "outsider");
+      },
+    });
+    const server = createServer(http.nodeListener);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    apps.push(http);
+    servers.push(server);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const legacy = await post(
+      url,
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_notes", arguments: {} } },
+      bearer("admin"),
+    );
+    expect(legacy.json).toMatchObject({ result: { structuredContent: { done: "list_notes" } } });
+    expect(asked).toEqual(["list_notes"]);
+    const modern = await modernPost(url, 2, "tools/call", { name: "invoices", arguments: {} }, bearer("admin"));
+    expect(modern.json).toMatchObject({ result: { structuredContent: { done: "invoices" } } });
+    expect(asked).toEqual(["list_notes", "invoices"]);
+    // Hidden from the outsider: still unknown to it when the core reuses the check.
+    const hidden = await modernPost(url, 3, "tools/call", { name: "invoices", arguments: {} }, bearer("outsider"));
+    expect(hidden.json).toMatchObject({
+      error: { code: -32602, message: expect.stringMatching(/^Unknown tool: invoices/) },
+    });
+  });
+});

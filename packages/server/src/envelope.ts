@@ -1,5 +1,5 @@
 import { type ClientCapabilities, type LoggingLevel, LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
-import { MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
+import { type Meta, MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 
 /** What a 2026-07-28 request says about itself in `params._meta`. */
@@ -25,17 +25,16 @@ export class EnvelopeError extends JsonRpcError {
 const badParams = (message: string) => new EnvelopeError(message);
 
 /**
- * Reads and checks a modern request's envelope: a missing field is -32602, a revision this server
+ * Reads and checks a modern request's envelope (its `params._meta`, see metaOf): a missing field is -32602, a revision this server
  * does not speak is -32022 with the supported list (both HTTP 400, see core/http-status.ts).
  */
-export function readEnvelope(method: string, params: unknown): Envelope {
-  const meta = (params as { _meta?: unknown } | undefined)?._meta;
-  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) {
+export function readEnvelope(method: string, meta: Meta | undefined): Envelope {
+  if (meta === undefined) {
     throw badParams(
       `Invalid params for ${method}: params._meta must carry "${MetaKey.protocolVersion}" (such as "${MODERN_PROTOCOL_VERSIONS[0]}") and "${MetaKey.clientCapabilities}"`,
     );
   }
-  const m = meta as Record<string, unknown>;
+  const m = meta;
   const version = m[MetaKey.protocolVersion];
   if (typeof version !== "string" || version === "") {
     throw badParams(

@@ -26,15 +26,27 @@ export const MetaKey = {
 /** Methods that exist only in the modern era. */
 export const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set(["server/discover", "subscriptions/listen"]);
 
-/** The protocol version a request's `_meta` names, if it names one (any string, supported or not). */
-export function metaVersionOf(params: unknown): unknown {
+/** A request's `params._meta`, when it is an object. */
+export type Meta = Record<string, unknown>;
+
+/** `params._meta` when it is an object (not an array); undefined otherwise. */
+export function metaOf(params: unknown): Meta | undefined {
   if (typeof params !== "object" || params === null) return undefined;
   const meta = (params as { _meta?: unknown })._meta;
-  if (typeof meta !== "object" || meta === null) return undefined;
-  return (meta as Record<string, unknown>)[MetaKey.protocolVersion];
+  return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Meta) : undefined;
+}
+
+/** The protocol version a request's `_meta` names, if it names one (any string, supported or not). */
+export function metaVersionOf(params: unknown): unknown {
+  return metaOf(params)?.[MetaKey.protocolVersion];
+}
+
+/** Whether a request is answered by the modern era's rules, from its `_meta` as already read. */
+export function isModernMeta(method: string, meta: Meta | undefined): boolean {
+  return meta?.[MetaKey.protocolVersion] !== undefined || MODERN_ONLY_METHODS.has(method);
 }
 
 /** Whether a request is answered by the modern era's rules. */
 export function isModernRequest(method: string, params: unknown): boolean {
-  return metaVersionOf(params) !== undefined || MODERN_ONLY_METHODS.has(method);
+  return isModernMeta(method, metaOf(params));
 }

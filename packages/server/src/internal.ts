@@ -13,7 +13,7 @@ export { METHOD_TARGETS, type MethodTarget } from "./core/method-targets.js";
 export { ProtocolCore } from "./core/protocol-core.js";
 export type { Answer, CallScope, LegacyConnection, ProtocolCoreOptions, Reply, ServerInfo } from "./core/types.js";
 export { type Envelope, readEnvelope } from "./envelope.js";
-export { isModernRequest, MetaKey, metaVersionOf } from "./era.js";
+export { isModernMeta, isModernRequest, type Meta, MetaKey, metaOf, metaVersionOf } from "./era.js";
 export { type CheckedMessage, checkJsonRpcMessage, type JsonRpcErrorResponse, parseJsonRpcText } from "./jsonrpc.js";
 export { MiddlewareFrame, MiddlewareStack } from "./middleware.js";
 export {

@@ -146,20 +146,29 @@ export function createSdkServer(core: ProtocolCore, options: ConnectOptions = {}
     );
   }
 
-  // A 2026-07-28 request never initializes: `initialize` with a _meta version is -32601 there.
-  const handlers = (server as unknown as { _requestHandlers?: Map<string, (r: unknown, e: unknown) => unknown> })
-    ._requestHandlers;
-  const sdkInitialize = handlers?.get("initialize");
-  if (handlers && sdkInitialize) {
-    handlers.set("initialize", (request, extra) => {
-      if ((extra as Extra).authInfo) connectionAuth = (extra as Extra).authInfo;
-      const { params } = request as { params?: unknown };
-      if (isModernRequest("initialize", params)) {
-        return core.handle("initialize", params, (extra as Extra).requestId, scopeOf(extra as Extra));
+  // A 2026-07-28 request never initializes: the core answers an `initialize` that names a version
+  // in _meta (-32601) before the SDK's handshake sees it. Wrapped after the SDK's connect, which
+  // sets the transport's onmessage: public members only.
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    const sdkOnMessage = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if ("method" in message && "id" in message && message.method === "initialize") {
+        if (extra?.authInfo) connectionAuth = extra.authInfo;
+        if (isModernRequest("initialize", message.params)) {
+          const scope: CallScope = { signal: new AbortController().signal, logger, era: "modern" };
+          if (extra?.authInfo) scope.authInfo = extra.authInfo;
+          void core
+            .dispatch(message, scope)
+            .then((answer) => transport.send(answer))
+            .catch((error: unknown) => logger.debug({ err: error }, "could not answer a 2026-07-28 initialize"));
+          return;
+        }
       }
-      return sdkInitialize(request, extra);
-    });
-  }
+      sdkOnMessage?.(message, extra);
+    };
+  };
 
   // Changes reach this connection once the client has finished the handshake (notifications/initialized):
   // updates of what it subscribed to, and list changes.

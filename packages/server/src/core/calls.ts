@@ -16,12 +16,14 @@ export async function callTool(parts: CoreParts, call: Call): Promise<unknown> {
   const view = runtime.viewFor(scope.authInfo);
   // A scope may be a class instance with the listener as a method.
   const onOutcome = scope.onToolOutcome ? scope.onToolOutcome.bind(scope) : parts.onToolOutcome;
+  // What the transport checked before dispatch (HTTP's 403 check) is not checked again.
+  const checked = scope.access;
   if (!call.envelope) {
     const ctx = toolContext(call, name, undefined, hooks);
-    return runtime.callTool(name, args, view, ctx, scope.cancel ?? scope.signal, onOutcome, call.frame);
+    return runtime.callTool(name, args, view, ctx, scope.cancel ?? scope.signal, onOutcome, call.frame, checked);
   }
   return inRounds(parts, call, name, args, (round) =>
-    runtime.callTool(name, args, view, toolContext(call, name, round, hooks), round, onOutcome, call.frame),
+    runtime.callTool(name, args, view, toolContext(call, name, round, hooks), round, onOutcome, call.frame, checked),
   );
 }
 

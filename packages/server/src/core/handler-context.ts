@@ -50,8 +50,8 @@ export function toolContext(
   round: InputRound | undefined,
   hooks: ChangeHooks,
 ): Omit<ToolContext, "signal" | "toolName"> {
-  const { scope, envelope, params } = call;
-  const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  const { scope, envelope } = call;
+  const token = call.meta?.progressToken;
   const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
   const connection = scope.connection;
   const notify = scope.notify;

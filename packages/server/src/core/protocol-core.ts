@@ -9,7 +9,7 @@ import type { AuthInfo } from "@toolshed/schema";
 import { ACCESS_OK, type RequestAccess } from "../access.js";
 import { type ChangeBus, LocalChangeBus } from "../changes.js";
 import { readEnvelope } from "../envelope.js";
-import { type Era, isModernRequest } from "../era.js";
+import { type Era, isModernMeta, type Meta, metaOf } from "../era.js";
 import type { JsonRpcError } from "../jsonrpc-error.js";
 import {
   checkResultObject,
@@ -31,7 +31,11 @@ import { guardedTarget } from "./method-targets.js";
 import { methodTable } from "./methods.js";
 import type { Answer, Call, CallScope, CoreParts, Entry, ProtocolCoreOptions, Reply, ServerInfo } from "./types.js";
 
-const eraOf = (method: string, params: unknown): Era => (isModernRequest(method, params) ? "modern" : "legacy");
+const eraOf = (method: string, meta: Meta | undefined): Era => (isModernMeta(method, meta) ? "modern" : "legacy");
+
+/** `params._meta`, as the transport read it or read here: once per request. */
+const metaIn = (scope: CallScope, params: unknown): Meta | undefined =>
+  scope.meta === undefined ? metaOf(params) : (scope.meta ?? undefined);
 
 /**
  * The one protocol core: every MCP method, in both eras, for every transport. A request whose
@@ -108,28 +112,43 @@ export class ProtocolCore {
    * behind a reference id that is also in the log (C7), so no transport ever sends their text.
    */
   handle(method: string, rawParams: unknown, id: string | number, scope: CallScope): Promise<unknown> {
-    return this.#handleIn(scope.era ?? eraOf(method, rawParams), method, rawParams, id, scope);
+    const meta = metaIn(scope, rawParams);
+    return this.#handleIn(scope.era ?? eraOf(method, meta), meta, method, rawParams, id, scope);
   }
 
-  #handleIn(era: Era, method: string, rawParams: unknown, id: string | number, scope: CallScope): Promise<unknown> {
+  #handleIn(
+    era: Era,
+    meta: Meta | undefined,
+    method: string,
+    rawParams: unknown,
+    id: string | number,
+    scope: CallScope,
+  ): Promise<unknown> {
     const recorder = this.#telemetry?.recorder();
-    if (recorder === undefined) return this.#answer(method, rawParams, id, scope, era);
+    if (recorder === undefined) return this.#answer(method, rawParams, id, scope, era, meta);
     return this.#telemetry?.observe(recorder, method, rawParams, id, scope, era, () =>
-      this.#answer(method, rawParams, id, scope, era),
+      this.#answer(method, rawParams, id, scope, era, meta),
     ) as Promise<unknown>;
   }
 
-  async #answer(method: string, rawParams: unknown, id: string | number, scope: CallScope, era: Era): Promise<unknown> {
+  async #answer(
+    method: string,
+    rawParams: unknown,
+    id: string | number,
+    scope: CallScope,
+    era: Era,
+    meta: Meta | undefined,
+  ): Promise<unknown> {
     const middleware = this.runtime.middleware;
     if (middleware !== undefined) {
       middleware.seal();
-      if (middleware.active) return this.#handleThrough(middleware, method, rawParams, id, scope, era);
+      if (middleware.active) return this.#handleThrough(middleware, method, rawParams, id, scope, era, meta);
     }
     try {
       const params = paramsOf(method, rawParams);
-      const envelope = era === "modern" ? readEnvelope(method, params) : undefined;
+      const envelope = era === "modern" ? readEnvelope(method, meta) : undefined;
       const entry = this.#entryFor(method, era, scope);
-      const call: Call = { method, params, id, scope, era, envelope, frame: undefined };
+      const call: Call = { method, params, id, scope, era, envelope, meta, frame: undefined };
       const result = (await entry.run(call)) as Record<string, unknown>;
       if (era === "legacy") return result;
       return modernResult(result, entry.cache?.(call), scope, this.#parts.serverInfo);
@@ -160,14 +179,15 @@ export class ProtocolCore {
     id: string | number,
     scope: CallScope,
     era: Era,
+    meta: Meta | undefined,
   ): Promise<unknown> {
     const frame = new MiddlewareFrame(method, era, id, rawParams, scope);
     let cache: CacheFields | undefined;
     const run = async () => {
       const params = paramsOf(method, rawParams);
-      const envelope = era === "modern" ? readEnvelope(method, params) : undefined;
+      const envelope = era === "modern" ? readEnvelope(method, meta) : undefined;
       const entry = this.#entryFor(method, era, scope);
-      const call: Call = { method, params, id, scope, era, envelope, frame };
+      const call: Call = { method, params, id, scope, era, envelope, meta, frame };
       const result = await entry.run(call);
       cache = entry.cache?.(call);
       return result;
@@ -196,9 +216,10 @@ export class ProtocolCore {
    */
   async reply(request: JSONRPCRequest, scope: CallScope): Promise<Reply> {
     const { id, method, params } = request;
-    const era = scope.era ?? eraOf(method, params);
+    const meta = metaIn(scope, params);
+    const era = scope.era ?? eraOf(method, meta);
     try {
-      const result = (await this.#handleIn(era, method, params, id, scope)) as JSONRPCResultResponse["result"];
+      const result = (await this.#handleIn(era, meta, method, params, id, scope)) as JSONRPCResultResponse["result"];
       return { answer: { jsonrpc: "2.0", id, result }, status: 200 };
     } catch (error) {
       const e = error as JsonRpcError;

@@ -6,9 +6,10 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, Logger } from "@toolshed/schema";
 import type { z } from "zod";
+import type { RequestAccess } from "../access.js";
 import type { ChangeBus } from "../changes.js";
 import type { Envelope } from "../envelope.js";
-import type { Era } from "../era.js";
+import type { Era, Meta } from "../era.js";
 import type { MiddlewareFrame } from "../middleware.js";
 import type { Params } from "../params.js";
 import type { RequestStateCodec, RequestStateOptions } from "../request-state.js";
@@ -64,6 +65,13 @@ export interface CallScope {
   onToolOutcome?: ToolOutcomeListener;
   /** Set when the transport already knows the era (HTTP: a 2026-07-28 MCP-Protocol-Version header). */
   era?: Era;
+  /** `params._meta` when the transport already read it (see metaOf); null: the request has none. */
+  meta?: Meta | null;
+  /**
+   * The caller's access to what the request names, when the transport already asked
+   * `ProtocolCore.accessOfRequest` (HTTP, before its 403 check); the core does not ask again.
+   */
+  access?: RequestAccess;
   /**
    * W3C trace context the transport carried (HTTP `traceparent`, `tracestate`, `baggage` headers):
    * the parent of the request's span when `params._meta` carries none. Read only when telemetry records.
@@ -103,6 +111,8 @@ export interface Call {
   scope: CallScope;
   era: Era;
   envelope: Envelope | undefined;
+  /** `params._meta` (see metaOf), read once per request. */
+  meta: Meta | undefined;
   /** The request as its middleware sees it; undefined when the server has none. */
   frame: MiddlewareFrame | undefined;
 }

@@ -7,7 +7,7 @@ import {
   toToolErrorResult,
 } from "@toolshed/errors";
 import type { AnyTool, AuthInfo, ToolContext, ToolListing } from "@toolshed/schema";
-import { ACCESS_OK, insufficientScopeError } from "../access.js";
+import { ACCESS_OK, type Access, insufficientScopeError } from "../access.js";
 import { reportCoercions } from "../coercions.js";
 import { InputRound } from "../input-round.js";
 import { JsonRpcCode, JsonRpcError } from "../jsonrpc-error.js";
@@ -35,6 +35,8 @@ export type ToolCall = [
   signal?: CancelSignal,
   onOutcome?: ToolOutcomeListener,
   frame?: MiddlewareFrame,
+  /** The caller's access to this tool when the transport already checked it (checked once per call). */
+  checked?: Access,
 ];
 
 /** tools/list for this view and caller: read-only tools only for a read-only view (C14), and only what the caller may use. */
@@ -57,10 +59,10 @@ export function listTools(parts: RuntimeParts, view: RequestView, authInfo?: Aut
  * the outcome of every call answered with a result (what the "tool call" log line records).
  */
 export async function callTool(parts: RuntimeParts, ...call: ToolCall): Promise<CallToolResult> {
-  const [name, args, view, base, signal, onOutcome, frame] = call;
+  const [name, args, view, base, signal, onOutcome, frame, checked] = call;
   const { options } = parts;
   const tool = parts.registry.tools.get(name);
-  const access = tool === undefined ? ACCESS_OK : parts.access.accessTo(base.authInfo, tool);
+  const access = tool === undefined ? ACCESS_OK : (checked ?? parts.access.accessTo(base.authInfo, tool));
   if (!tool || (!access.ok && access.hidden)) {
     // Names this caller can see only: a hidden tool is not even a "closest" match.
     throw new JsonRpcError(
