@@ -31,11 +31,22 @@ import { guardedTarget } from "./method-targets.js";
 import { methodTable } from "./methods.js";
 import type { Answer, Call, CallScope, CoreParts, Entry, ProtocolCoreOptions, Reply, ServerInfo } from "./types.js";
 
-const eraOf = (method: string, meta: Meta | undefined): Era => (isModernMeta(method, meta) ? "modern" : "legacy");
+/** One request as the core's steps hand it on, its `_meta` and era read once. */
+interface Incoming {
+  method: string;
+  rawParams: unknown;
+  id: string | number;
+  scope: CallScope;
+  era: Era;
+  meta: Meta | undefined;
+}
 
-/** `params._meta`, as the transport read it or read here: once per request. */
-const metaIn = (scope: CallScope, params: unknown): Meta | undefined =>
-  scope.meta === undefined ? metaOf(params) : (scope.meta ?? undefined);
+/** The request's `_meta` as the transport read it (or read here), and its era: the transport's, or by `_meta`. */
+function incoming(method: string, rawParams: unknown, id: string | number, scope: CallScope): Incoming {
+  const meta = scope.meta === undefined ? metaOf(rawParams) : (scope.meta ?? undefined);
+  const era: Era = scope.era ?? (isModernMeta(method, meta) ? "modern" : "legacy");
+  return { method, rawParams, id, scope, era, meta };
+}
 
 /**
  * The one protocol core: every MCP method, in both eras, for every transport. A request whose
@@ -112,49 +123,41 @@ export class ProtocolCore {
    * behind a reference id that is also in the log (C7), so no transport ever sends their text.
    */
   handle(method: string, rawParams: unknown, id: string | number, scope: CallScope): Promise<unknown> {
-    const meta = metaIn(scope, rawParams);
-    return this.#handleIn(scope.era ?? eraOf(method, meta), meta, method, rawParams, id, scope);
+    return this.#handleIn(incoming(method, rawParams, id, scope));
   }
 
-  #handleIn(
-    era: Era,
-    meta: Meta | undefined,
-    method: string,
-    rawParams: unknown,
-    id: string | number,
-    scope: CallScope,
-  ): Promise<unknown> {
+  #handleIn(req: Incoming): Promise<unknown> {
     const recorder = this.#telemetry?.recorder();
-    if (recorder === undefined) return this.#answer(method, rawParams, id, scope, era, meta);
+    if (recorder === undefined) return this.#answer(req);
+    const { method, rawParams, id, scope, era } = req;
     return this.#telemetry?.observe(recorder, method, rawParams, id, scope, era, () =>
-      this.#answer(method, rawParams, id, scope, era, meta),
+      this.#answer(req),
     ) as Promise<unknown>;
   }
 
-  async #answer(
-    method: string,
-    rawParams: unknown,
-    id: string | number,
-    scope: CallScope,
-    era: Era,
-    meta: Meta | undefined,
-  ): Promise<unknown> {
+  async #answer(req: Incoming): Promise<unknown> {
     const middleware = this.runtime.middleware;
     if (middleware !== undefined) {
       middleware.seal();
-      if (middleware.active) return this.#handleThrough(middleware, method, rawParams, id, scope, era, meta);
+      if (middleware.active) return this.#handleThrough(middleware, req);
     }
     try {
-      const params = paramsOf(method, rawParams);
-      const envelope = era === "modern" ? readEnvelope(method, meta) : undefined;
-      const entry = this.#entryFor(method, era, scope);
-      const call: Call = { method, params, id, scope, era, envelope, meta, frame: undefined };
+      const [entry, call] = this.#callOf(req, undefined);
       const result = (await entry.run(call)) as Record<string, unknown>;
-      if (era === "legacy") return result;
-      return modernResult(result, entry.cache?.(call), scope, this.#parts.serverInfo);
+      if (req.era === "legacy") return result;
+      return modernResult(result, entry.cache?.(call), req.scope, this.#parts.serverInfo);
     } catch (error) {
-      throw this.#asProtocolError(error, era, method, rawParams, scope);
+      throw this.#asProtocolError(error, req);
     }
+  }
+
+  /** The request's params and envelope checked and its method table entry found (each throws the answer's error). */
+  #callOf(req: Incoming, frame: MiddlewareFrame | undefined): [Entry, Call] {
+    const { method, rawParams, id, scope, era, meta } = req;
+    const params = paramsOf(method, rawParams);
+    const envelope = era === "modern" ? readEnvelope(method, meta) : undefined;
+    const entry = this.#entryFor(method, era, scope);
+    return [entry, { method, params, id, scope, era, envelope, meta, frame }];
   }
 
   #entryFor(method: string, era: Era, scope: CallScope): Entry {
@@ -172,22 +175,12 @@ export class ProtocolCore {
    * a valid answer. A JsonRpcError thrown there passes through, a ToolError becomes a JSON-RPC
    * error with its class in `data`, anything else is masked behind a reference id (C7).
    */
-  async #handleThrough(
-    middleware: MiddlewareStack,
-    method: string,
-    rawParams: unknown,
-    id: string | number,
-    scope: CallScope,
-    era: Era,
-    meta: Meta | undefined,
-  ): Promise<unknown> {
+  async #handleThrough(middleware: MiddlewareStack, req: Incoming): Promise<unknown> {
+    const { method, rawParams, id, scope, era } = req;
     const frame = new MiddlewareFrame(method, era, id, rawParams, scope);
     let cache: CacheFields | undefined;
     const run = async () => {
-      const params = paramsOf(method, rawParams);
-      const envelope = era === "modern" ? readEnvelope(method, meta) : undefined;
-      const entry = this.#entryFor(method, era, scope);
-      const call: Call = { method, params, id, scope, era, envelope, meta, frame };
+      const [entry, call] = this.#callOf(req, frame);
       const result = await entry.run(call);
       cache = entry.cache?.(call);
       return result;
@@ -200,11 +193,11 @@ export class ProtocolCore {
       return modernResult(result, cache, scope, this.#parts.serverInfo);
     } catch (error) {
       const cause = isToolError(error) ? toolErrorAsProtocolError(method, error) : error;
-      throw this.#asProtocolError(cause, era, method, rawParams, scope);
+      throw this.#asProtocolError(cause, req);
     }
   }
 
-  #asProtocolError(error: unknown, era: Era, method: string, rawParams: unknown, scope: CallScope): JsonRpcError {
+  #asProtocolError(error: unknown, { era, method, rawParams, scope }: Incoming): JsonRpcError {
     return asProtocolError(error, era, method, rawParams, scope.logger, (masked, ref) =>
       this.#telemetry?.refs.set(masked, ref),
     );
@@ -215,17 +208,16 @@ export class ProtocolCore {
    * error calls for: see core/http-status.ts); never throws.
    */
   async reply(request: JSONRPCRequest, scope: CallScope): Promise<Reply> {
-    const { id, method, params } = request;
-    const meta = metaIn(scope, params);
-    const era = scope.era ?? eraOf(method, meta);
+    const { id } = request;
+    const req = incoming(request.method, request.params, id, scope);
     try {
-      const result = (await this.#handleIn(era, meta, method, params, id, scope)) as JSONRPCResultResponse["result"];
+      const result = (await this.#handleIn(req)) as JSONRPCResultResponse["result"];
       return { answer: { jsonrpc: "2.0", id, result }, status: 200 };
     } catch (error) {
       const e = error as JsonRpcError;
       const err: JSONRPCErrorResponse["error"] = { code: e.code, message: e.message };
       if (e.data !== undefined) err.data = e.data;
-      return { answer: { jsonrpc: "2.0", id, error: err }, status: httpStatusOf(e, era) };
+      return { answer: { jsonrpc: "2.0", id, error: err }, status: httpStatusOf(e, req.era) };
     }
   }
 
