@@ -11,6 +11,7 @@ export { attachPack } from "./attach.js";
 export type { AttachPackOptions } from "./attach-options.js";
 export type { V2McpServer } from "./attach-v2.js";
 export { type ChangeBus, type ChangeEvent, LocalChangeBus } from "./changes.js";
+export type { ConnectOptions, ServerConnection } from "./connection.js";
 export {
   type Era,
   LATEST_MODERN_VERSION,
@@ -35,7 +36,6 @@ export type {
 export type { RequestStateOptions } from "./request-state.js";
 export type { CallOutcome } from "./run-tool.js";
 export type { ToolCallOutcome, ToolOutcomeListener } from "./runtime/parts.js";
-export type { ConnectOptions } from "./sdk-server.js";
 export { type CreateServerOptions, createServer, type ToolshedServer } from "./server.js";
 export { StdioTransport, type StdioTransportOptions } from "./stdio.js";
 export { TelemetryAttr, TelemetryMetric, type TraceContextCarrier } from "./telemetry.js";

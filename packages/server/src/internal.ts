@@ -9,6 +9,7 @@ export {
   type RequestAccess,
   type ScopeDenied,
 } from "./access.js";
+export { Connection } from "./connection.js";
 export { METHOD_TARGETS, type MethodTarget } from "./core/method-targets.js";
 export { ProtocolCore } from "./core/protocol-core.js";
 export type { Answer, CallScope, LegacyConnection, ProtocolCoreOptions, Reply, ServerInfo } from "./core/types.js";
@@ -37,7 +38,6 @@ export type { CacheFields } from "./runtime/cache-hints.js";
 export type { RequestView, RuntimeOptions } from "./runtime/parts.js";
 export type { PromptListing } from "./runtime/registry.js";
 export { defaultIsReadOnlyRequest, Runtime } from "./runtime/runtime.js";
-export { createSdkServer, type SdkServerOptions } from "./sdk-server.js";
 export {
   INSTRUMENTATION_SCOPE,
   meterInstruments,

@@ -1,15 +1,14 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { AuthInfo, Logger, Pack, TextFormat } from "@toolshed/schema";
 import type { CanAccess } from "./access.js";
 import type { ChangeBus } from "./changes.js";
+import { Connection, type ConnectOptions, type ServerConnection } from "./connection.js";
 import { ProtocolCore } from "./core/protocol-core.js";
 import { createLogger } from "./logger.js";
 import { type Middleware, type MiddlewareRegistration, MiddlewareStack, type UseOptions } from "./middleware.js";
 import type { RequestStateOptions } from "./request-state.js";
 import type { ToolOutcomeListener } from "./runtime/parts.js";
 import { Runtime } from "./runtime/runtime.js";
-import { type ConnectOptions, createSdkServer } from "./sdk-server.js";
 
 export interface CreateServerOptions {
   name: string;
@@ -86,10 +85,12 @@ export interface ToolshedServer {
   /** The protocol core every transport answers from. */
   readonly core: ProtocolCore;
   readonly logger: Logger;
-  /** A new SDK `Server` answering from this runtime, not yet connected. */
-  createSdkServer(): Server;
-  /** Serves one connection (stdio, in-memory, an HTTP session…) until it closes. */
-  connect(transport: Transport, options?: ConnectOptions): Promise<Server>;
+  /**
+   * Serves one connection (stdio, in-memory, an HTTP session…) until it closes: the transport's
+   * messages go to the protocol core as they are (the transport checks them), 2025 requests after
+   * `initialize` and 2026-07-28 requests alike.
+   */
+  connect(transport: Transport, options?: ConnectOptions): Promise<ServerConnection>;
   /** Tells every client listening for `uri` that it changed (subscriptions/listen, resources/subscribe). */
   notifyResourceUpdated(uri: string): Promise<void>;
   /**
@@ -98,8 +99,7 @@ export interface ToolshedServer {
    *
    * - Levels. `kind: "request"` runs around a whole request, any method (tools/list,
    *   resources/read, server/discover, …), before its params are checked: it sees every answer,
-   *   invalid arguments (C6) and JSON-RPC errors included (not notifications, and not the
-   *   `initialize` of a 2025 connection, which the SDK answers). `"tool"`, `"resource"` and
+   *   invalid arguments (C6) and JSON-RPC errors included (not notifications). `"tool"`, `"resource"` and
    *   `"prompt"` run around one call, after validation: around the tool's handler with the
    *   validated arguments (Zod defaults filled in; calls with invalid arguments or refused by a
    *   read-only view never reach it), around a resource read once its URI is matched, around a
@@ -157,7 +157,7 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     ...(options.onToolOutcome ? { onToolOutcome: options.onToolOutcome } : {}),
     ...(options.telemetry === false ? { telemetry: false } : {}),
   });
-  const connections = new Set<Server>();
+  const connections = new Set<Connection>();
   let closed = false;
   const server: ToolshedServer = {
     name: options.name,
@@ -165,7 +165,6 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     runtime,
     core,
     logger,
-    createSdkServer: () => createSdkServer(core),
     use(added, useOptions) {
       middleware.add(added, useOptions);
       return server;
@@ -173,17 +172,17 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     async connect(transport, connectOptions) {
       if (closed) throw new Error("server is closed");
       middleware.seal();
-      const sdk = createSdkServer(core, connectOptions);
-      sdk.onerror = (error) => logger.warn({ err: error }, "protocol error");
-      connections.add(sdk);
-      await sdk.connect(transport);
-      // The SDK already chains the transport's own onclose; this only adds bookkeeping.
-      const onclose = sdk.onclose;
-      sdk.onclose = () => {
-        connections.delete(sdk);
-        onclose?.();
-      };
-      return sdk;
+      const connection: Connection = new Connection(core, transport, connectOptions, () =>
+        connections.delete(connection),
+      );
+      connections.add(connection);
+      try {
+        await connection.start();
+      } catch (error) {
+        connections.delete(connection);
+        throw error;
+      }
+      return connection;
     },
     async notifyResourceUpdated(uri) {
       core.changes.publish({ type: "resources/updated", uri });

@@ -290,16 +290,11 @@ describe("StdioTransport lifecycle and output", () => {
     const t = new StdioTransport({ stdin: pipes.stdin, stdout: pipes.stdout });
     let closes = 0;
     t.onclose = () => closes++;
-    const sdkServer = await server.connect(t);
+    const connection = await server.connect(t);
     let serverCloses = 0;
-    const previous = sdkServer.onclose;
-    sdkServer.onclose = () => {
-      serverCloses++;
-      previous?.();
-    };
+    connection.onclose = () => serverCloses++;
     pipes.stdin.end();
     await sleep(20);
-    expect(sdkServer.transport).toBeUndefined();
     expect(serverCloses).toBe(1);
     expect(closes).toBe(1);
   });

@@ -28,7 +28,7 @@ export function methodTable(parts: CoreParts): Map<string, Entry> {
 
   on("initialize", {
     era: "legacy",
-    run: ({ params }) => {
+    run: ({ params, scope }) => {
       const requested = params.protocolVersion;
       if (typeof requested !== "string") {
         throw new JsonRpcError(
@@ -38,7 +38,8 @@ export function methodTable(parts: CoreParts): Map<string, Entry> {
       }
       return {
         protocolVersion: LEGACY_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
-        capabilities: capabilitiesOf(runtime, "legacy", false),
+        // A connection can be told of changes; a stateless request cannot (no stream outlives it).
+        capabilities: capabilitiesOf(runtime, "legacy", scope.connection !== undefined),
         serverInfo,
         ...(info.instructions === undefined ? {} : { instructions: info.instructions }),
       };
