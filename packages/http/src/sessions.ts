@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, Logger } from "@toolshed/schema";
 import { JsonRpcCode, type ToolshedServer } from "@toolshed/server";
+import { AdmittedCalls } from "@toolshed/server/internal";
 import type { Charge } from "./admission.js";
 import { BatchBudget } from "./batch-budget.js";
 import { whenBodyDone } from "./body-done.js";
@@ -55,6 +56,8 @@ interface Session {
   active: number;
   /** The budget of the batch each unanswered request of a batch belongs to, by request id. */
   batches: Map<string | number, { budget: BatchBudget; request: JSONRPCRequest }>;
+  /** Lone calls whose access the POST checked, for the session's connection to use instead of asking again. */
+  admitted: AdmittedCalls;
 }
 
 const missingSession = () =>
@@ -116,9 +119,8 @@ export class Sessions {
       const all = [...errors, ...notProcessed];
       return jsonResponse(400, batch ? all : all[0]);
     }
-    // The access a lone call's check found cannot travel through the SDK transport: the core checks again.
-    const refused = await admitCalls(requests, !batch, { authInfo, charge, checkScopes });
-    if (refused instanceof Response) return refused;
+    const admitted = await admitCalls(requests, !batch, { authInfo, charge, checkScopes });
+    if (admitted instanceof Response) return admitted;
     const options = { parsedBody: batch ? messages : messages[0], ...(authInfo ? { authInfo } : {}) };
     const request = transportRequest(ex);
     // The SDK's own test (it checks initialize's params), so a malformed initialize opens nothing.
@@ -132,7 +134,15 @@ export class Sessions {
       const budget = new BatchBudget(this.#options.maxBatchBytes);
       for (const m of requests) found.batches.set(m.id, { budget, request: m });
     }
-    return this.#forward(found, () => found.transport.handleRequest(request, options));
+    // The transport hands the message to the session's connection before handleRequest returns;
+    // the access the POST found goes with it, so the core does not check again.
+    const lone = requests.length === 1 ? requests[0] : undefined;
+    const release = lone && admitted ? found.admitted.add(lone, authInfo, admitted) : undefined;
+    try {
+      return await this.#forward(found, () => found.transport.handleRequest(request, options));
+    } finally {
+      release?.();
+    }
   }
 
   async #open(
@@ -173,6 +183,7 @@ export class Sessions {
       lastSeen: Date.now(),
       active: 0,
       batches: new Map(),
+      admitted: new AdmittedCalls(),
     };
     // Counted against the cap from now on: as opening until initialized, then as open.
     this.#opening++;
@@ -202,7 +213,7 @@ export class Sessions {
     transport.send = (message, sendOptions) => send(withinBatch(session, message), sendOptions);
     this.#clientSessions(client).add(session);
     try {
-      await this.#options.server.connect(transport, { onToolOutcome: recordOutcome });
+      await this.#options.server.connect(transport, { onToolOutcome: recordOutcome, admitted: session.admitted });
       const response = await this.#forward(session, () => transport.handleRequest(request, options));
       // An initialize that failed leaves no session behind.
       if (session.id === undefined) {

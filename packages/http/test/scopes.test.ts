@@ -304,4 +304,35 @@ describe("one access check per call", () => {
       error: { code: -32602, message: expect.stringMatching(/^Unknown tool: invoices/) },
     });
   });
+
+  it("canAccess runs once for a tools/call in a session too: the POST's check reaches the session's connection", async () => {
+    const asked: string[] = [];
+    const http = createHttpApp({
+      packs: [notes, billing],
+      logger: silentLogger,
+      sessions: true,
+      tokens: Object.values(TOKENS),
+      canAccess: (auth, target) => {
+        if (target.kind === "tool") asked.push(`${auth?.clientId} ${target.name}`);
+        return !(target.pack.name === "billing" && auth?.clientId === "outsider");
+      },
+    });
+    const server = createServer(http.nodeListener);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    apps.push(http);
+    servers.push(server);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const { client } = await connect(url, { token: TOKENS.admin.token });
+    expect((await client.callTool({ name: "invoices", arguments: {} })).structuredContent).toEqual({
+      done: "invoices",
+    });
+    expect(asked).toEqual(["admin invoices"]);
+    await client.close();
+    // Hidden from the outsider: still unknown to it when the connection reuses the check.
+    const outsider = await connect(url, { token: TOKENS.outsider.token });
+    await expect(outsider.client.callTool({ name: "invoices", arguments: {} })).rejects.toThrow(
+      /Unknown tool: invoices\. Closest tools: list_notes$/,
+    );
+    await outsider.client.close();
+  });
 });

@@ -3,17 +3,22 @@ import type {
   ClientCapabilities,
   Implementation,
   JSONRPCMessage,
+  JSONRPCRequest,
   LoggingLevel,
   MessageExtraInfo,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CancelledError, FailedPreconditionError, TimeoutError, UnavailableError } from "@toolshed/errors";
 import type { AuthInfo } from "@toolshed/schema";
 import type { z } from "zod";
+import type { RequestAccess } from "./access.js";
+import { guardedTarget } from "./core/method-targets.js";
 import type { ProtocolCore } from "./core/protocol-core.js";
 import type { CallScope, LegacyConnection } from "./core/types.js";
 import type { Params } from "./params.js";
 import type { ToolOutcomeListener } from "./runtime/parts.js";
 import { traceContextOf } from "./telemetry.js";
+
+type Id = string | number;
 
 /** What one connection adds to the server's own options. */
 export interface ConnectOptions {
@@ -21,6 +26,49 @@ export interface ConnectOptions {
   onToolOutcome?: ToolOutcomeListener;
   /** Longest wait for the client's answer to a request of the server's (sampling, elicitation, roots); default 60 s. */
   requestTimeoutMs?: number;
+  /** Calls whose access the transport's owner already checked (see AdmittedCalls). */
+  admitted?: AdmittedCalls;
+}
+
+interface Admission {
+  authInfo: AuthInfo | undefined;
+  method: string;
+  key: string | undefined;
+  access: RequestAccess;
+}
+
+/**
+ * Calls whose access a layer in front of the connection already checked (an HTTP session's POST,
+ * before its 403 check), so the core does not ask again. An entry serves only the request it was
+ * made for: the same id, the same credentials object and the same target.
+ */
+export class AdmittedCalls {
+  readonly #byId = new Map<Id, Admission>();
+
+  /** Records a checked call; the returned function forgets it if no request took it. */
+  add(request: JSONRPCRequest, authInfo: AuthInfo | undefined, access: RequestAccess): () => void {
+    const entry: Admission = {
+      authInfo,
+      method: request.method,
+      key: guardedTarget(request.method, request.params)?.key,
+      access,
+    };
+    this.#byId.set(request.id, entry);
+    return () => {
+      if (this.#byId.get(request.id) === entry) this.#byId.delete(request.id);
+    };
+  }
+
+  /** The access checked for this very request, once; undefined when there is none. */
+  take(id: Id, method: string, params: unknown, authInfo: AuthInfo | undefined): RequestAccess | undefined {
+    if (this.#byId.size === 0) return undefined;
+    const entry = this.#byId.get(id);
+    if (entry === undefined) return undefined;
+    this.#byId.delete(id);
+    const same =
+      entry.authInfo === authInfo && entry.method === method && entry.key === guardedTarget(method, params)?.key;
+    return same ? entry.access : undefined;
+  }
 }
 
 /** One client connection as `ToolshedServer.connect` returns it. */
@@ -37,7 +85,6 @@ export interface ServerConnection {
   close(): Promise<void>;
 }
 
-type Id = string | number;
 type Message = {
   jsonrpc: "2.0";
   id?: Id;
@@ -172,6 +219,8 @@ export class Connection implements ServerConnection {
       connection: new RequestLink(this, id, controller.signal),
     };
     if (authInfo) scope.authInfo = authInfo;
+    const access = this.#options.admitted?.take(id, method, request.params, authInfo);
+    if (access !== undefined) scope.access = access;
     const sessionId = this.#transport.sessionId;
     if (sessionId !== undefined) scope.sessionId = sessionId;
     if (this.#options.onToolOutcome) scope.onToolOutcome = this.#options.onToolOutcome;

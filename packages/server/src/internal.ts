@@ -9,7 +9,7 @@ export {
   type RequestAccess,
   type ScopeDenied,
 } from "./access.js";
-export { Connection } from "./connection.js";
+export { AdmittedCalls, Connection } from "./connection.js";
 export { METHOD_TARGETS, type MethodTarget } from "./core/method-targets.js";
 export { ProtocolCore } from "./core/protocol-core.js";
 export type { Answer, CallScope, LegacyConnection, ProtocolCoreOptions, Reply, ServerInfo } from "./core/types.js";

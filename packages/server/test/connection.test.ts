@@ -2,6 +2,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type JSONRPCMessage, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { captureLogger } from "@toolshed/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ACCESS_OK } from "../src/access.js";
 import {
   type ConnectOptions,
   createLogger,
@@ -9,6 +10,7 @@ import {
   type ServerConnection,
   type ToolshedServer,
 } from "../src/index.js";
+import { AdmittedCalls } from "../src/internal.js";
 import { miscPack } from "./fixtures.js";
 import { ContextProbe, contextPack, docsPack, META } from "./more-fixtures.js";
 
@@ -225,5 +227,36 @@ describe("closing", () => {
     expect(await probe.aborted.promise).toBeDefined();
     await p.connection.close();
     expect(closes).toBe(1);
+  });
+});
+
+describe("AdmittedCalls", () => {
+  const auth = { token: "t", clientId: "c", scopes: [] };
+  const call = (id: number, name: string) => ({
+    jsonrpc: "2.0" as const,
+    id,
+    method: "tools/call",
+    params: { name, arguments: {} },
+  });
+
+  it("gives a checked access only to the request it was checked for, once", () => {
+    const admitted = new AdmittedCalls();
+    admitted.add(call(1, "add"), auth, ACCESS_OK);
+    expect(admitted.take(1, "tools/call", { name: "add" }, auth)).toBe(ACCESS_OK);
+    expect(admitted.take(1, "tools/call", { name: "add" }, auth)).toBeUndefined();
+    // Another target, other credentials or another method under the same id: checked again by the core.
+    admitted.add(call(2, "add"), auth, ACCESS_OK);
+    expect(admitted.take(2, "tools/call", { name: "purge" }, auth)).toBeUndefined();
+    admitted.add(call(3, "add"), auth, ACCESS_OK);
+    expect(admitted.take(3, "tools/call", { name: "add" }, { ...auth })).toBeUndefined();
+    admitted.add(call(4, "add"), auth, ACCESS_OK);
+    expect(admitted.take(4, "prompts/get", { name: "add" }, auth)).toBeUndefined();
+  });
+
+  it("forgets an entry no request took", () => {
+    const admitted = new AdmittedCalls();
+    const release = admitted.add(call(1, "add"), auth, ACCESS_OK);
+    release();
+    expect(admitted.take(1, "tools/call", { name: "add" }, auth)).toBeUndefined();
   });
 });
