@@ -1,8 +1,8 @@
 import { definePack, defineTool } from "@toolshed/schema";
 import { createServer } from "@toolshed/server";
+import { Cancellation } from "@toolshed/server/internal";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Cancellation } from "./cancellation.js";
 import { createDispatcher } from "./dispatcher.js";
 
 const echo = defineTool({

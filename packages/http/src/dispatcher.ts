@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo, Logger } from "@toolshed/schema";
 import type { Era, TraceContextCarrier } from "@toolshed/server";
+import type { Cancellation } from "@toolshed/server/internal";
 import {
   type Answer,
   type CallScope,
@@ -10,7 +11,6 @@ import {
   type RequestAccess,
   traceContextOf,
 } from "@toolshed/server/internal";
-import type { Cancellation } from "./cancellation.js";
 import { currentRequest, type RequestRecord, recordingLogger } from "./request-context.js";
 import type { HeaderReader } from "./wire.js";
 

@@ -1,7 +1,7 @@
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Cancellation } from "@toolshed/server/internal";
 import { type JsonRpcErrorResponse, type Meta, MetaKey } from "@toolshed/server/internal";
 import type { BatchBudget } from "./batch-budget.js";
-import type { Cancellation } from "./cancellation.js";
 import type { Answer, Reply } from "./dispatcher.js";
 import type { JsonAnswer } from "./exchange.js";
 

@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@toolshed/schema";
 import { JsonRpcCode } from "@toolshed/server";
+import type { Cancellation } from "@toolshed/server/internal";
 import {
   DEFAULT_MAX_BATCH_BYTES,
   isModernMeta,
@@ -10,7 +11,6 @@ import {
 } from "@toolshed/server/internal";
 import type { Charge } from "./admission.js";
 import { BatchBudget } from "./batch-budget.js";
-import type { Cancellation } from "./cancellation.js";
 import type { Dispatch, PostScope, RequestFacts } from "./dispatcher.js";
 import type { JsonAnswer } from "./exchange.js";
 import { HttpErrorCode } from "./http-errors.js";

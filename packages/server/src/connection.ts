@@ -8,15 +8,17 @@ import type {
   MessageExtraInfo,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CancelledError, FailedPreconditionError, TimeoutError, UnavailableError } from "@toolshed/errors";
-import type { AuthInfo } from "@toolshed/schema";
+import type { AuthInfo, Logger } from "@toolshed/schema";
 import type { z } from "zod";
 import type { RequestAccess } from "./access.js";
+import { Cancellation } from "./cancellation.js";
 import { guardedTarget } from "./core/method-targets.js";
 import type { ProtocolCore } from "./core/protocol-core.js";
 import type { CallScope, LegacyConnection } from "./core/types.js";
 import type { Params } from "./params.js";
+import type { CancelSignal } from "./run-tool.js";
 import type { ToolOutcomeListener } from "./runtime/parts.js";
-import { traceContextOf } from "./telemetry.js";
+import { type TraceContextCarrier, traceContextOf } from "./telemetry.js";
 
 type Id = string | number;
 
@@ -125,7 +127,7 @@ export class Connection implements ServerConnection {
   readonly #transport: Transport;
   readonly #options: ConnectOptions;
   readonly #ended: (() => void) | undefined;
-  readonly #inFlight = new Map<Id, AbortController>();
+  readonly #inFlight = new Map<Id, Cancellation>();
   readonly #pending = new Map<number, Pending>();
   #nextId = 0;
   #capabilities: ClientCapabilities | undefined;
@@ -208,36 +210,29 @@ export class Connection implements ServerConnection {
 
   async #onRequest(request: Message & { id: Id; method: string }, extra: MessageExtraInfo | undefined): Promise<void> {
     const { id, method } = request;
-    const controller = new AbortController();
-    this.#inFlight.set(id, controller);
     const authInfo = extra?.authInfo as AuthInfo | undefined;
     if (authInfo) this.#authInfo = authInfo;
-    const scope: CallScope = {
-      signal: controller.signal,
-      logger: this.#core.runtime.logger,
-      notify: (n) => (controller.signal.aborted ? undefined : this.#send(n, id)),
-      connection: new RequestLink(this, id, controller.signal),
-    };
+    const scope = new ConnectionScope(this, id, this.#core.runtime.logger, extra?.requestInfo?.headers);
     if (authInfo) scope.authInfo = authInfo;
     const access = this.#options.admitted?.take(id, method, request.params, authInfo);
     if (access !== undefined) scope.access = access;
     const sessionId = this.#transport.sessionId;
     if (sessionId !== undefined) scope.sessionId = sessionId;
     if (this.#options.onToolOutcome) scope.onToolOutcome = this.#options.onToolOutcome;
-    const headers = extra?.requestInfo?.headers;
-    const traceContext = headers && traceContextOf((name) => oneHeader(headers[name]));
+    const { cancel } = scope;
+    this.#inFlight.set(id, cancel);
     try {
       const { answer } = await this.#core.reply(
         { jsonrpc: "2.0", id, method, ...(request.params === undefined ? {} : { params: request.params }) },
-        traceContext ? { ...scope, traceContext } : scope,
+        scope,
       );
-      if (controller.signal.aborted) return;
+      if (cancel.aborted) return;
       if (method === "initialize" && "result" in answer) this.#initialize(request.params);
       await this.#transport.send(answer as JSONRPCMessage);
     } catch (error) {
       this.#core.runtime.logger.debug({ err: error }, "could not send an answer");
     } finally {
-      if (this.#inFlight.get(id) === controller) this.#inFlight.delete(id);
+      if (this.#inFlight.get(id) === cancel) this.#inFlight.delete(id);
     }
   }
 
@@ -291,7 +286,7 @@ export class Connection implements ServerConnection {
     params: Params | undefined,
     schema: z.ZodType<T>,
     relatedId: Id,
-    signal: AbortSignal,
+    signal: CancelSignal,
   ): Promise<T> {
     if (this.#closed) return Promise.reject(closedBefore(method));
     if (signal.aborted) return Promise.reject(cancelled());
@@ -302,7 +297,7 @@ export class Connection implements ServerConnection {
         const pending = this.#pending.get(id);
         if (pending === undefined) return;
         this.#settle(id, pending);
-        this.#send({ method: "notifications/cancelled", params: { requestId: id, reason: error.message } }, relatedId);
+        this.send({ method: "notifications/cancelled", params: { requestId: id, reason: error.message } }, relatedId);
         reject(error);
       };
       const onAbort = () => cancel(cancelled());
@@ -343,7 +338,7 @@ export class Connection implements ServerConnection {
   }
 
   /** A notification, on the stream of the request it belongs to when it belongs to one. */
-  #send(notification: { method: string; params?: Params }, relatedId?: Id): Promise<void> {
+  send(notification: { method: string; params?: Params }, relatedId?: Id): Promise<void> {
     if (this.#closed) return Promise.resolve();
     const message = { jsonrpc: "2.0", ...notification } as JSONRPCMessage;
     const options: TransportSendOptions | undefined =
@@ -352,7 +347,7 @@ export class Connection implements ServerConnection {
   }
 
   #notify(method: string, params?: Params): void {
-    this.#send(params === undefined ? { method } : { method, params }).catch((error: unknown) =>
+    this.send(params === undefined ? { method } : { method, params }).catch((error: unknown) =>
       this.#core.runtime.logger.debug({ err: error }, "could not send a change notification"),
     );
   }
@@ -361,7 +356,8 @@ export class Connection implements ServerConnection {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribe?.();
-    for (const controller of this.#inFlight.values()) controller.abort();
+    const gone = new CancelledError("the connection to the client closed");
+    for (const cancel of this.#inFlight.values()) cancel.abort(gone);
     this.#inFlight.clear();
     for (const [key, pending] of [...this.#pending]) {
       this.#settle(key, pending);
@@ -373,16 +369,51 @@ export class Connection implements ServerConnection {
 }
 
 /**
+ * One request's scope on a connection. A class whose AbortSignal and trace context are made only
+ * when read: most calls need neither, and an AbortSignal costs more than a small call.
+ */
+class ConnectionScope implements CallScope {
+  readonly cancel = new Cancellation();
+  readonly logger: Logger;
+  readonly connection: RequestLink;
+  /** Progress and logs of this request (a bound function: the core passes it on); none once it is cancelled. */
+  readonly notify: (notification: { method: string; params?: Params }) => Promise<void> | undefined;
+  authInfo?: AuthInfo;
+  sessionId?: string;
+  access?: RequestAccess;
+  onToolOutcome?: ToolOutcomeListener;
+  readonly #headers: Headers | undefined;
+
+  constructor(connection: Connection, id: Id, logger: Logger, headers: Headers | undefined) {
+    this.logger = logger;
+    this.#headers = headers;
+    this.connection = new RequestLink(connection, id, this.cancel);
+    this.notify = (n) => (this.cancel.aborted ? undefined : connection.send(n, id));
+  }
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+
+  get traceContext(): TraceContextCarrier | undefined {
+    const headers = this.#headers;
+    return headers && traceContextOf((name) => oneHeader(headers[name]));
+  }
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/**
  * The connection as one request sees it: its requests to the client go out on behalf of this
- * request. A class, not an object literal with a getter and a setter: such a literal made per
- * request cost about a microsecond of every call.
+ * request and are cancelled with it. A class, not an object literal with a getter and a setter:
+ * such a literal made per request cost about a microsecond of every call.
  */
 class RequestLink implements LegacyConnection {
   readonly #connection: Connection;
   readonly #id: Id;
-  readonly #signal: AbortSignal;
+  readonly #signal: CancelSignal;
 
-  constructor(connection: Connection, id: Id, signal: AbortSignal) {
+  constructor(connection: Connection, id: Id, signal: CancelSignal) {
     this.#connection = connection;
     this.#id = id;
     this.#signal = signal;

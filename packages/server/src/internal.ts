@@ -9,6 +9,7 @@ export {
   type RequestAccess,
   type ScopeDenied,
 } from "./access.js";
+export { Cancellation } from "./cancellation.js";
 export { AdmittedCalls, Connection } from "./connection.js";
 export { METHOD_TARGETS, type MethodTarget } from "./core/method-targets.js";
 export { ProtocolCore } from "./core/protocol-core.js";

@@ -1,4 +1,4 @@
-import type { CancelSignal } from "@toolshed/server/internal";
+import type { CancelSignal } from "./run-tool.js";
 
 /**
  * One request's cancellation (client gone, shutdown deadline). Listeners are a plain set, and
