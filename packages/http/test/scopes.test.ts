@@ -59,13 +59,17 @@ const TOKENS = {
 
 const servers: Server[] = [];
 const apps: HttpApp[] = [];
-async function serve(sessions: boolean): Promise<string> {
+/** An app on a free port; `asked` hears each tool access check as "client tool". */
+async function serve(sessions: boolean, asked?: string[]): Promise<string> {
   const http = createHttpApp({
     packs: [notes, billing],
     logger: silentLogger,
     sessions,
     tokens: Object.values(TOKENS),
-    canAccess: (auth, target) => !(target.pack.name === "billing" && auth?.clientId === "outsider"),
+    canAccess: (auth, target) => {
+      if (target.kind === "tool") asked?.push(`${auth?.clientId} ${target.name}`);
+      return !(target.pack.name === "billing" && auth?.clientId === "outsider");
+    },
   });
   const server = createServer(http.nodeListener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -274,30 +278,17 @@ describe("the protected resource metadata", () => {
 describe("one access check per call", () => {
   it("canAccess runs once for a stateless tools/call in either era: the 403 check's answer reaches the call", async () => {
     const asked: string[] = [];
-    const http = createHttpApp({
-      packs: [notes, billing],
-      logger: silentLogger,
-      tokens: Object.values(TOKENS),
-      canAccess: (auth, target) => {
-        if (target.kind === "tool") asked.push(target.name);
-        return !(target.pack.name === "billing" && auth?.clientId === "outsider");
-      },
-    });
-    const server = createServer(http.nodeListener);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    apps.push(http);
-    servers.push(server);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const url = await serve(false, asked);
     const legacy = await post(
       url,
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_notes", arguments: {} } },
       bearer("admin"),
     );
     expect(legacy.json).toMatchObject({ result: { structuredContent: { done: "list_notes" } } });
-    expect(asked).toEqual(["list_notes"]);
+    expect(asked).toEqual(["admin list_notes"]);
     const modern = await modernPost(url, 2, "tools/call", { name: "invoices", arguments: {} }, bearer("admin"));
     expect(modern.json).toMatchObject({ result: { structuredContent: { done: "invoices" } } });
-    expect(asked).toEqual(["list_notes", "invoices"]);
+    expect(asked).toEqual(["admin list_notes", "admin invoices"]);
     // Hidden from the outsider: still unknown to it when the core reuses the check.
     const hidden = await modernPost(url, 3, "tools/call", { name: "invoices", arguments: {} }, bearer("outsider"));
     expect(hidden.json).toMatchObject({
@@ -307,21 +298,7 @@ describe("one access check per call", () => {
 
   it("canAccess runs once for a tools/call in a session too: the POST's check reaches the session's connection", async () => {
     const asked: string[] = [];
-    const http = createHttpApp({
-      packs: [notes, billing],
-      logger: silentLogger,
-      sessions: true,
-      tokens: Object.values(TOKENS),
-      canAccess: (auth, target) => {
-        if (target.kind === "tool") asked.push(`${auth?.clientId} ${target.name}`);
-        return !(target.pack.name === "billing" && auth?.clientId === "outsider");
-      },
-    });
-    const server = createServer(http.nodeListener);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    apps.push(http);
-    servers.push(server);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const url = await serve(true, asked);
     const { client } = await connect(url, { token: TOKENS.admin.token });
     expect((await client.callTool({ name: "invoices", arguments: {} })).structuredContent).toEqual({
       done: "invoices",
