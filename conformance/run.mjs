@@ -7,6 +7,9 @@
 //   node run.mjs --scenario <name> ...        fixture pack: only these scenarios, at each selected
 //                                             revision whose requirement set lists them
 //   node run.mjs --url <url>                  a running server: the generic scenarios of each revision
+//   node run.mjs --tasks                      the tasks extension's scenarios (io.modelcontextprotocol/tasks,
+//                                             off the spec timeline, so run with the suite's --force)
+//                                             against the tasks fixture; with --url, against that server
 //   options: --output-dir <dir> (keep results there), --verbose (stream the suite's own output)
 //
 // Exits 1 when a scored scenario fails, 2 on bad usage or when no Node 22 is found for the suite.
@@ -42,6 +45,20 @@ export const NEEDS_FIXTURE_TOOL = {
     "sep-2575-server-no-log-without-loglevel": "test_logging_tool",
   },
 };
+
+/** The scenarios of the tasks extension (SEP-2663) in this suite; every one is scored here. */
+export const TASKS_SCENARIOS = [
+  "tasks-lifecycle",
+  "tasks-capability-negotiation",
+  "tasks-wire-fields",
+  "tasks-request-state-removal",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-dispatch-and-envelope",
+  "tasks-status-notifications",
+  "tasks-required-task-error",
+  "tasks-mrtr-composition",
+];
 
 /** The fixture is served the way a revision's wire needs: sessions for 2025 (server-to-client requests). */
 const fixtureModeFor = (revision) => (revision < "2026-07-28" ? "sessions" : "stateless");
@@ -225,7 +242,9 @@ async function runPlan(plan, { runtime, url, external, outputDir, verbose }) {
     exit = run.code;
   } else {
     for (const name of plan.scenarios) {
-      const cliArgs = ["server", "--url", url, "--scenario", name, "--spec-version", plan.set.revision, "-o", dir];
+      // An extension's scenarios have no revision of their own: any --spec-version drops them.
+      const pick = plan.kind === "tasks" ? ["--force"] : ["--spec-version", plan.set.revision];
+      const cliArgs = ["server", "--url", url, "--scenario", name, ...pick, "-o", dir];
       await runCli(runtime, cliArgs, log, verbose);
     }
   }
@@ -248,7 +267,9 @@ async function runPlan(plan, { runtime, url, external, outputDir, verbose }) {
   const otherRows = rows.filter((r) => !r.scored);
 
   out();
-  out(`${plan.label}: ${external ? "external server" : `fixture pack (${fixtureModeFor(plan.set.revision)})`}, ${url}`);
+  const served =
+    plan.kind === "tasks" ? "tasks fixture (stateless)" : `fixture pack (${fixtureModeFor(plan.set.revision)})`;
+  out(`${plan.label}: ${external ? "external server" : served}, ${url}`);
   for (const row of scoredRows) {
     out(
       row.verdict.missing
@@ -297,7 +318,7 @@ async function runPlan(plan, { runtime, url, external, outputDir, verbose }) {
 }
 
 const USAGE =
-  "usage: node run.mjs [--url <server url>] [--requirements <revision>]... [--scenario <name>]... [--output-dir <dir>] [--verbose]";
+  "usage: node run.mjs [--url <server url>] [--requirements <revision>]... [--scenario <name>]... [--tasks] [--output-dir <dir>] [--verbose]";
 
 async function main() {
   const { values } = parseArgs({
@@ -305,6 +326,7 @@ async function main() {
       url: { type: "string" },
       requirements: { type: "string", multiple: true },
       scenario: { type: "string", multiple: true },
+      tasks: { type: "boolean", default: false },
       "output-dir": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -323,7 +345,11 @@ async function main() {
   const revisions = values.requirements ?? [...sets.keys()];
   const external = values.url !== undefined;
   const plans = [];
-  for (const revision of revisions) {
+  if (values.tasks) {
+    const set = { revision: MODERN_VERSION, scored: TASKS_SCENARIOS, notScored: [] };
+    plans.push({ kind: "tasks", label: "tasks extension", set, scenarios: TASKS_SCENARIOS });
+  }
+  for (const revision of values.tasks ? [] : revisions) {
     const set = sets.get(revision);
     if (values.scenario) {
       const listed = new Set([...set.scored, ...set.notScored.map((n) => n.name)]);
@@ -361,8 +387,11 @@ async function main() {
     let server;
     let url = values.url;
     if (!external) {
-      const { startFixtureServer } = await import("./src/serve.mjs");
-      server = await startFixtureServer({ sessions: fixtureModeFor(plan.set.revision) === "sessions" });
+      const { startFixtureServer, startTasksFixtureServer } = await import("./src/serve.mjs");
+      server =
+        plan.kind === "tasks"
+          ? await startTasksFixtureServer()
+          : await startFixtureServer({ sessions: fixtureModeFor(plan.set.revision) === "sessions" });
       url = server.url;
     }
     try {

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startHttpServer } from "@toolshed/http-server";
 import { fixturePack } from "./fixture-pack.mjs";
+import { tasksPack } from "./tasks-pack.mjs";
 
 const common = { host: "127.0.0.1", db: ":memory:", rateLimit: 0, handleSignals: false };
 
@@ -14,6 +15,19 @@ const common = { host: "127.0.0.1", db: ":memory:", rateLimit: 0, handleSignals:
  */
 export function startFixtureServer({ port = 0, logLevel = "warn", sessions = false } = {}) {
   return startHttpServer({ ...common, port, logLevel, sessions, packs: [], extraPacks: [fixturePack] });
+}
+
+/** The tasks scenarios' tools; tasks live in the SQLite database, as the app keeps them by default. */
+export function startTasksFixtureServer({ port = 0, logLevel = "warn" } = {}) {
+  return startHttpServer({
+    ...common,
+    port,
+    logLevel,
+    packs: [],
+    extraPacks: [tasksPack],
+    // The suite polls every 200 ms.
+    app: { tasks: { pollIntervalMs: 200 } },
+  });
 }
 
 /** notes, tickets and crm on demo data, as `npm start` serves them. */

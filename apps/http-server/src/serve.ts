@@ -5,7 +5,7 @@ import { checkAuthConfigured, checkHostAndOrigin, resolveOriginPolicy } from "@t
 import { DatabaseConnectError, openPacks, PackConfigError } from "@toolshed/packs";
 import { type OpenTelemetry, startOpenTelemetry } from "@toolshed/packs/telemetry";
 import type { Logger, Pack } from "@toolshed/schema";
-import { createLogger } from "@toolshed/server";
+import { createLogger, SqliteTaskStore } from "@toolshed/server";
 import type { HttpServerConfig } from "./args.js";
 import { loadSecret, loadTokens } from "./load-tokens.js";
 import { createPrometheusMetrics, isMetricsRequest, METRICS_PATH } from "./metrics.js";
@@ -191,6 +191,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       ...(changes ? { changes } : {}),
       ...(options.stateSecret === undefined ? {} : { stateSecret: options.stateSecret }),
       ready: () => opened.readiness(),
+      tasks: tasksOn(opened, options.app?.tasks),
     });
   } catch (error) {
     server.close();
@@ -297,6 +298,15 @@ function introspectionOf(options: StartHttpServerOptions): HttpAppOptions["intro
     ...(options.introspectionAudience === undefined ? {} : { audience: options.introspectionAudience }),
     ...(options.clockToleranceSec === undefined ? {} : { clockToleranceSec: options.clockToleranceSec }),
   };
+}
+
+/** Tasks live in the SQLite file next to the packs' tables, unless the app says otherwise. */
+function tasksOn(
+  opened: Awaited<ReturnType<typeof openPacks>>,
+  tasks: HttpAppOptions["tasks"],
+): NonNullable<HttpAppOptions["tasks"]> {
+  if (tasks === false) return false;
+  return { ...(opened.tasksDatabase ? { store: new SqliteTaskStore(opened.tasksDatabase) } : {}), ...tasks };
 }
 
 function jwksLimitsOf(options: StartHttpServerOptions): { jwks?: NonNullable<HttpAppOptions["jwt"]>["jwks"] } {

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { DatabaseConnectError, type OpenedPacks, openPacks, PackConfigError } from "@toolshed/packs";
 import { type OpenTelemetry, startOpenTelemetry } from "@toolshed/packs/telemetry";
-import { createLogger, createServer, StdioTransport, type ToolshedServer } from "@toolshed/server";
+import { createLogger, createServer, SqliteTaskStore, StdioTransport, type ToolshedServer } from "@toolshed/server";
 import { BIN_NAME, type StdioConfig, StdioUsageError } from "./args.js";
 import { InFlightTransport } from "./in-flight.js";
 import { packageVersion } from "./version.js";
@@ -75,6 +75,8 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
       packs: opened.packs,
       readOnly: config.readOnly,
       ...(config.strictArguments ? { coerce: false } : {}),
+      // Tasks live in the SQLite file next to the packs' tables.
+      ...(opened.tasksDatabase ? { tasks: { store: new SqliteTaskStore(opened.tasksDatabase) } } : {}),
       logger,
     });
   } catch (error) {

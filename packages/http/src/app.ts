@@ -2,7 +2,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { CancelledError } from "@toolshed/errors";
 import type { AuthInfo, Logger, Pack, TextFormat } from "@toolshed/schema";
-import { type CanAccess, type ChangeBus, createLogger, createServer, type ToolshedServer } from "@toolshed/server";
+import {
+  type CanAccess,
+  type ChangeBus,
+  createLogger,
+  createServer,
+  type TaskOptions,
+  type ToolshedServer,
+} from "@toolshed/server";
 import { DEFAULT_MAX_BATCH_BYTES, insufficientScopeError, type RequestAccess } from "@toolshed/server/internal";
 import { createAuthenticator, type JwtOptions } from "./auth.js";
 import { type CorsOptions, corsPolicy } from "./cors.js";
@@ -26,6 +33,8 @@ import { resourceMetadata, wwwAuthenticate } from "./well-known.js";
 export interface HttpAppOptions {
   /** Packs to serve; a Toolshed server is built for them (and closed with the app). */
   packs?: readonly Pack[];
+  /** The tasks extension for the server built here (createServer's `tasks`). */
+  tasks?: TaskOptions | false;
   /** Or an existing Toolshed server to serve (the app does not close it). */
   server?: ToolshedServer;
   name?: string;
@@ -169,6 +178,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes }),
       ...(options.changes === undefined ? {} : { changes: options.changes }),
       ...(options.stateSecret === undefined ? {} : { requestState: { secret: options.stateSecret } }),
+      ...(options.tasks === undefined ? {} : { tasks: options.tasks }),
     });
   // Fixed once the packs are: the authenticator and the resource metadata share one list.
   const scopesSupported = server.runtime.scopesSupported();

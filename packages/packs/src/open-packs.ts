@@ -1,5 +1,5 @@
 import type { Pack } from "@toolshed/schema";
-import type { SqliteDriver, SqliteDriverChoice } from "@toolshed/storage";
+import type { SqliteDatabase, SqliteDriver, SqliteDriverChoice } from "@toolshed/storage";
 import { checkDatabaseUrl } from "./database-url.js";
 import { openSqlitePacks } from "./open-sqlite.js";
 import { PACK_NAMES, type PackName } from "./pack-names.js";
@@ -43,6 +43,12 @@ export interface OpenedPacks {
   database: "sqlite" | "postgres";
   /** The SQLite driver in use (undefined on PostgreSQL). */
   sqliteDriver?: SqliteDriver;
+  /**
+   * A connection of its own to the SQLite file, for the tasks of the `io.modelcontextprotocol/tasks`
+   * extension (`new SqliteTaskStore(tasksDatabase)` of @toolshed/server); closed with the packs.
+   * Undefined on PostgreSQL and when the database is opened read-only.
+   */
+  tasksDatabase?: SqliteDatabase;
   /** True when the database answers a query (SELECT 1) and no store failed lately to write to it. */
   ready(): Promise<boolean>;
   /**
@@ -71,6 +77,7 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
   };
   let stores: OpenedStores;
   let sqliteDriver: SqliteDriver | undefined;
+  let tasksDatabase: SqliteDatabase | undefined;
   if (options.databaseUrl !== undefined) {
     checkDatabaseUrl(options.databaseUrl);
     const { openPostgresPacks } = await import("./open-postgres.js");
@@ -86,6 +93,7 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
     });
     stores = sqlite;
     sqliteDriver = sqlite.sqliteDriver;
+    tasksDatabase = sqlite.tasksDatabase;
   }
   let closed = false;
   const readiness = async (): Promise<Readiness> => {
@@ -109,6 +117,7 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
     names,
     database: options.databaseUrl === undefined ? "sqlite" : "postgres",
     ...(sqliteDriver === undefined ? {} : { sqliteDriver }),
+    ...(tasksDatabase === undefined ? {} : { tasksDatabase }),
     readiness,
     async ready() {
       return (await readiness()).ready;

@@ -2,7 +2,13 @@ import { resolve } from "node:path";
 import { crmPack, SqliteCrmStore, seedDemo as seedCrm } from "@toolshed/crm";
 import { notesPack, SqliteNotesStore, seedDemo as seedNotes } from "@toolshed/notes";
 import type { Pack } from "@toolshed/schema";
-import { checkSqliteSchemas, openSqlite, type SqliteDriver, type SqliteDriverChoice } from "@toolshed/storage";
+import {
+  checkSqliteSchemas,
+  openSqlite,
+  type SqliteDatabase,
+  type SqliteDriver,
+  type SqliteDriverChoice,
+} from "@toolshed/storage";
 import { SqliteTicketsStore, seedDemo as seedTickets, ticketsPack } from "@toolshed/tickets";
 import { explainDatabaseError } from "./database-errors.js";
 import type { PackName } from "./pack-names.js";
@@ -31,7 +37,7 @@ export async function openSqlitePacks(
   db: string,
   names: readonly PackName[],
   options: SqlitePacksOptions,
-): Promise<OpenedStores & { sqliteDriver: SqliteDriver }> {
+): Promise<OpenedStores & { sqliteDriver: SqliteDriver; tasksDatabase?: SqliteDatabase }> {
   const readonly = (options.readOnly ?? false) && db !== ":memory:";
   const demo = options.demo ?? false;
   const driver = resolveSqliteDriver(options.sqliteDriver);
@@ -55,7 +61,11 @@ export async function openSqlitePacks(
   }
 }
 
-async function openStores(db: string, names: readonly PackName[], options: SqlitePacksOptions): Promise<OpenedStores> {
+async function openStores(
+  db: string,
+  names: readonly PackName[],
+  options: SqlitePacksOptions,
+): Promise<OpenedStores & { tasksDatabase?: SqliteDatabase }> {
   const closers: Array<() => Promise<void>> = [];
   const packs: Pack[] = [];
   const closeAll = async () => {
@@ -69,6 +79,7 @@ async function openStores(db: string, names: readonly PackName[], options: Sqlit
   // Readiness learns of a file that cannot be written from the stores' failed writes.
   const failures = options.readOnly ? undefined : new WriteFailures();
   const watched = <T extends object>(store: T): T => failures?.watch(store) ?? store;
+  let tasksDatabase: SqliteDatabase | undefined;
   try {
     for (const name of names) {
       if (name === "notes") {
@@ -88,6 +99,14 @@ async function openStores(db: string, names: readonly PackName[], options: Sqlit
         packs.push(crmPack({ store: watched(store), timeoutMs: options.crmTimeoutMs }));
       }
     }
+    // The tasks extension's table, on a connection of its own (it also makes the file with no pack).
+    if (!options.readOnly) {
+      tasksDatabase = openSqlite(db, options.sqliteDriver === undefined ? {} : { driver: options.sqliteDriver });
+      const opened = tasksDatabase;
+      closers.push(async () => {
+        opened.close();
+      });
+    }
   } catch (error) {
     await closeAll();
     throw error;
@@ -102,6 +121,7 @@ async function openStores(db: string, names: readonly PackName[], options: Sqlit
         });
   return {
     packs,
+    ...(tasksDatabase === undefined ? {} : { tasksDatabase }),
     async ping() {
       probe?.prepare("SELECT 1").get();
     },

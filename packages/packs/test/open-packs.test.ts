@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectInMemory, createLogger, createServer } from "@toolshed/server";
+import { connectInMemory, createLogger, createServer, SqliteTaskStore } from "@toolshed/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPacks, PackConfigError, parsePackList } from "../src/index.js";
 
@@ -47,6 +47,33 @@ describe("openPacks", () => {
     await opened.close();
     expect(await opened.ready()).toBe(false);
     await opened.close();
+  });
+
+  it("gives the tasks extension a connection of its own to the file, even with no pack; none when read-only", async () => {
+    const file = join(dir, "new/tasks.db");
+    const opened = await openPacks({ db: file, packs: [] });
+    expect(await opened.ready()).toBe(true);
+    const store = new SqliteTaskStore(opened.tasksDatabase as NonNullable<typeof opened.tasksDatabase>);
+    const now = new Date().toISOString();
+    const task = {
+      taskId: "t1",
+      owner: "",
+      toolName: "x",
+      status: "working" as const,
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: 60_000,
+    };
+    await store.create(task);
+    await opened.close();
+    const again = await openPacks({ db: file, packs: [] });
+    expect(
+      await new SqliteTaskStore(again.tasksDatabase as NonNullable<typeof again.tasksDatabase>).get("t1", ""),
+    ).toEqual(task);
+    await again.close();
+    const readOnly = await openPacks({ db: file, packs: ["notes"], demo: true, readOnly: true });
+    expect(readOnly.tasksDatabase).toBeUndefined();
+    await readOnly.close();
   });
 
   it("seeding twice adds nothing, and a subset opens only its packs", async () => {

@@ -77,6 +77,13 @@ export interface ToolContext extends RequestContext, InputContext {
   progress(done: number, total?: number, message?: string): Promise<void>;
   /** Sends a log message to the client, filtered by the level it set (2025) or asked for in `_meta` (2026). */
   log(level: LoggingLevel, data: unknown): Promise<void>;
+  /**
+   * For a tool whose task starts in its handler (`task: { mode, start: "handler" }`): makes the task
+   * now, so the call answers with it and the rest of the handler runs as the task (its questions
+   * then wait in tasks/get, its progress shows there). Resolves once the task is kept. Does nothing
+   * in a call that is not a task, or whose task was made before the handler ran.
+   */
+  startTask(): Promise<void>;
 }
 
 /** The context a prompt's `render` gets: it may ask the client too. */

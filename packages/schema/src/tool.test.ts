@@ -568,3 +568,31 @@ describe("type inference", () => {
     expectTypeOf(t.handler).returns.toEqualTypeOf<unknown>();
   });
 });
+
+describe("task mode (the tasks extension)", () => {
+  const base = { description: "Runs long", input: noInput, handler: () => "done" };
+
+  it('is "forbidden" unless the tool says otherwise, and not published in the listing', () => {
+    const plain = defineTool({ name: "plain", ...base });
+    expect(plain.task).toBe("forbidden");
+    const bulk = defineTool({ name: "bulk", ...base, task: "optional" });
+    expect(bulk.task).toBe("optional");
+    expect(defineTool({ name: "import", ...base, task: "required" }).task).toBe("required");
+    expect(bulk.listing).toEqual({ ...plain.listing, name: "bulk" });
+  });
+
+  it("refuses an unknown mode at definition time, saying which ones exist", () => {
+    expect(() => defineTool({ name: "odd", ...base, task: "sometimes" as never })).toThrow(
+      'Tool "odd": task must be "forbidden", "optional" or "required", or { mode, start } (got "sometimes"); leave it out for a tool that always answers in the call [C13]',
+    );
+    expect(() => defineTool({ name: "odd", ...base, task: { mode: "optional", start: "later" as never } })).toThrow(
+      'Tool "odd": task.start must be "call" (the task is made before the handler runs) or "handler" (when it calls ctx.startTask()); got "later" [C13]',
+    );
+  });
+
+  it("makes the task before the handler unless the tool starts it itself", () => {
+    expect(defineTool({ name: "bulk", ...base, task: "optional" }).taskStart).toBe("call");
+    const asks = defineTool({ name: "asks", ...base, task: { mode: "required", start: "handler" } });
+    expect([asks.task, asks.taskStart]).toEqual(["required", "handler"]);
+  });
+});

@@ -63,8 +63,35 @@ export interface ToolConfig<I extends InputObject, O extends z.ZodType | undefin
    * case, wherever only one reading is possible. The published schema does not change.
    */
   coerce?: boolean;
+  /**
+   * Whether a call may run as a task of the `io.modelcontextprotocol/tasks` extension (2026-07-28):
+   * `"forbidden"` (default) always answers in the call; `"optional"` becomes a task when the
+   * request declares the extension and answers in the call otherwise; `"required"` becomes a task
+   * and refuses a request without the extension (-32021). Nothing of it is published in tools/list.
+   * `{ mode, start: "handler" }`: the task is made when the handler calls `ctx.startTask()`, so
+   * questions asked before it are input rounds of the call itself (2026-07-28 MRTR).
+   */
+  task?: TaskMode | TaskConfig;
   handler: (args: z.output<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
 }
+
+/** How a tool runs under the tasks extension (ToolConfig.task). */
+export type TaskMode = "forbidden" | "optional" | "required";
+
+/** ToolConfig.task with when the task is made. */
+export interface TaskConfig {
+  mode: TaskMode;
+  /**
+   * `"call"` (default): the task is made before the handler runs. `"handler"`: when the handler
+   * calls `ctx.startTask()`; a handler that returns without calling it answers in the call.
+   */
+  start?: TaskStart;
+}
+
+/** When a task is made (TaskConfig.start). */
+export type TaskStart = "call" | "handler";
+
+const TASK_MODES: readonly TaskMode[] = ["forbidden", "optional", "required"];
 
 export interface ToolDefinition<
   I extends InputObject = InputObject,
@@ -91,6 +118,10 @@ export interface ToolDefinition<
   readonly listing: ToolListing;
   /** Whether arguments that fail as sent are coerced where unambiguous (ToolConfig.coerce). */
   readonly coerce: boolean;
+  /** How a call runs under the tasks extension (ToolConfig.task; default "forbidden"). */
+  readonly task: TaskMode;
+  /** When the task is made: before the handler runs, or when it calls `ctx.startTask()`. */
+  readonly taskStart: TaskStart;
   /**
    * Validates arguments (C6); the handler is only called with `data` of a success. Coercion follows
    * the tool's `coerce`; `{ coerce: false }` turns it off for this call (a server that does not coerce).
@@ -135,6 +166,7 @@ export function defineTool<I extends InputObject, O extends z.ZodType | undefine
   if (config.coerce !== undefined && typeof config.coerce !== "boolean") {
     throw new DefinitionError(label, "C13", "coerce must be true or false (lax coercion of arguments, default true)");
   }
+  const task = checkTask(label, config.task);
   const def = (config.input as { _zod?: { def?: { type?: string } } })?._zod?.def;
   if (def?.type !== "object") {
     throw new DefinitionError(
@@ -176,6 +208,8 @@ export function defineTool<I extends InputObject, O extends z.ZodType | undefine
     handler: config.handler,
     listing,
     coerce,
+    task: task.mode,
+    taskStart: task.start ?? "call",
     parseArguments: (args: unknown, options?: ParseOptions) =>
       parseArguments(input, args, coerce && options?.coerce !== false ? COERCE : STRICT),
   });
@@ -248,4 +282,23 @@ function checkOutput(
   }
   const lines = toValidationIssues(parsed.error.issues).map((i) => `${i.path || "(result)"}: ${i.message}`);
   return { ok: false, problem: `output of tool ${tool.name} does not match its output schema: ${lines.join("; ")}` };
+}
+
+function checkTask(label: string, task: TaskMode | TaskConfig | undefined): TaskConfig {
+  const config = typeof task === "object" && task !== null ? task : { mode: task ?? "forbidden" };
+  if (!TASK_MODES.includes(config.mode)) {
+    throw new DefinitionError(
+      label,
+      "C13",
+      `task must be "forbidden", "optional" or "required", or { mode, start } (got ${JSON.stringify(task)}); leave it out for a tool that always answers in the call`,
+    );
+  }
+  if (config.start !== undefined && config.start !== "call" && config.start !== "handler") {
+    throw new DefinitionError(
+      label,
+      "C13",
+      `task.start must be "call" (the task is made before the handler runs) or "handler" (when it calls ctx.startTask()); got ${JSON.stringify(config.start)}`,
+    );
+  }
+  return config;
 }

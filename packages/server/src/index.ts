@@ -12,6 +12,7 @@ export type { AttachPackOptions } from "./attach-options.js";
 export type { V2McpServer } from "./attach-v2.js";
 export { type ChangeBus, type ChangeEvent, LocalChangeBus } from "./changes.js";
 export type { ConnectOptions, ServerConnection } from "./connection.js";
+export type { TaskOptions } from "./core/tasks.js";
 export {
   type Era,
   LATEST_MODERN_VERSION,
@@ -38,4 +39,7 @@ export type { CallOutcome } from "./run-tool.js";
 export type { ToolCallOutcome, ToolOutcomeListener } from "./runtime/parts.js";
 export { type CreateServerOptions, createServer, type ToolshedServer } from "./server.js";
 export { StdioTransport, type StdioTransportOptions } from "./stdio.js";
+export { SqliteTaskStore, type TaskSqlite } from "./tasks/sqlite-task-store.js";
+export type { TaskRecord, TaskStatus } from "./tasks/task-record.js";
+export { MemoryTaskStore, type TaskStore } from "./tasks/task-store.js";
 export { TelemetryAttr, TelemetryMetric, type TraceContextCarrier } from "./telemetry.js";

@@ -40,7 +40,7 @@ export class InputRound implements CancelSignal {
   readonly answers: Readonly<Record<string, unknown>>;
   readonly #capabilities: ClientCapabilities;
   #counts: Map<string, number> | undefined;
-  readonly #outer: CancelSignal | undefined;
+  #outer: CancelSignal | undefined;
   #listeners: Set<() => void> | undefined;
   #stopped = false;
 
@@ -97,6 +97,20 @@ export class InputRound implements CancelSignal {
       return typeof elicitation.url === "object" && elicitation.url !== null;
     }
     return true;
+  }
+
+  /**
+   * The run goes on as a task (`ctx.startTask()`): from now on it stops when `next` aborts (the
+   * task's cancellation), not when the request that ran this round ends. Its questions no longer
+   * come here.
+   */
+  handOver(next: CancelSignal): void {
+    const outer = this.#outer;
+    this.#outer = next;
+    for (const listener of this.#listeners ?? []) {
+      outer?.removeEventListener("abort", listener);
+      next.addEventListener("abort", listener, { once: true });
+    }
   }
 
   /** Settles when the run stops on a question (for handlers that are not raced by runTool, such as prompts). */

@@ -18,6 +18,9 @@ export interface RunToolOptions {
   logger: Logger;
 }
 
+/** What a transport gives a tool's context; the runtime adds the signal and the tool's name. */
+export type ToolBase = Omit<ToolContext, "signal" | "toolName" | "startTask"> & Partial<Pick<ToolContext, "startTask">>;
+
 /** The outcome class of a call, for logs and metrics. */
 export type CallOutcome = "ok" | "partial" | "validation" | "tool" | "internal" | "timeout" | "cancelled";
 
@@ -40,7 +43,7 @@ export interface CancelSignal {
 export async function runTool(
   tool: AnyTool,
   args: unknown,
-  base: Omit<ToolContext, "signal" | "toolName">,
+  base: ToolBase,
   clientSignal: CancelSignal | undefined,
   options: RunToolOptions,
 ): Promise<CallToolResult> {
@@ -112,10 +115,15 @@ class CallContext {
   readonly toolName: string;
   readonly #call: Call;
 
-  constructor(base: Omit<ToolContext, "signal" | "toolName">, toolName: string, call: Call) {
+  constructor(base: ToolBase, toolName: string, call: Call) {
     Object.assign(this, base);
     this.toolName = toolName;
     this.#call = call;
+  }
+
+  // Not a task, or one made before the handler ran: nothing to start (a task's base brings its own).
+  startTask(): Promise<void> {
+    return Promise.resolve();
   }
 
   get signal(): AbortSignal {

@@ -4,6 +4,7 @@ import type { CanAccess } from "./access.js";
 import type { ChangeBus } from "./changes.js";
 import { Connection, type ConnectOptions, type ServerConnection } from "./connection.js";
 import { ProtocolCore } from "./core/protocol-core.js";
+import type { TaskOptions } from "./core/tasks.js";
 import { createLogger } from "./logger.js";
 import { type Middleware, type MiddlewareRegistration, MiddlewareStack, type UseOptions } from "./middleware.js";
 import type { RequestStateOptions } from "./request-state.js";
@@ -75,6 +76,12 @@ export interface CreateServerOptions {
    * masked error's `.ref`, never its message. False turns it off (not even the SDK check runs).
    */
   telemetry?: boolean;
+  /**
+   * The tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28): where tasks live (a
+   * `TaskStore`: `SqliteTaskStore` on the server's database; `MemoryTaskStore` by default) and
+   * their limits. On when a tool may run as a task (`defineTool({task})`); false turns it off.
+   */
+  tasks?: TaskOptions | false;
 }
 
 /** A Toolshed server: the packs, checked once, ready to serve any number of connections. */
@@ -156,6 +163,7 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
     ...(options.requestState ? { requestState: options.requestState } : {}),
     ...(options.onToolOutcome ? { onToolOutcome: options.onToolOutcome } : {}),
     ...(options.telemetry === false ? { telemetry: false } : {}),
+    ...(options.tasks === undefined ? {} : { tasks: options.tasks }),
   });
   const connections = new Set<Connection>();
   let closed = false;
@@ -191,6 +199,7 @@ export function createServer(options: CreateServerOptions): ToolshedServer {
       if (closed) return;
       closed = true;
       core.close();
+      await core.closeTasks();
       await Promise.allSettled([...connections].map((s) => s.close()));
       connections.clear();
       await runtime.close();

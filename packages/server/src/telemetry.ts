@@ -172,7 +172,8 @@ function targetOf(
   params: Record<string, unknown> | undefined,
 ): [attr: string, value: string] | undefined {
   const target = METHOD_TARGETS.get(method);
-  if (target === undefined || !target.traced || target.kind === "completion") return undefined;
+  if (target === undefined || !target.traced || target.kind === "completion" || target.kind === "task")
+    return undefined;
   const name = targetName(method, params);
   return name === undefined ? undefined : [TARGET_ATTR[target.kind], name];
 }

@@ -9,6 +9,7 @@ import { ToolError } from "@toolshed/errors";
 import type { RequestContext, ToolContext } from "@toolshed/schema";
 import type { InputRound } from "../input-round.js";
 import type { Params } from "../params.js";
+import type { ToolBase } from "../run-tool.js";
 import type { Call, ChangeHooks, LegacyConnection } from "./types.js";
 
 // The context handlers get: for resources, prompts and completion, and the richer one of a tool call.
@@ -44,19 +45,14 @@ export function baseContext(call: Call, hooks: ChangeHooks): RequestContext {
 }
 
 /** The one place a tool call's context is made, for either era and any transport. */
-export function toolContext(
-  call: Call,
-  toolName: string,
-  round: InputRound | undefined,
-  hooks: ChangeHooks,
-): Omit<ToolContext, "signal" | "toolName"> {
+export function toolContext(call: Call, toolName: string, round: InputRound | undefined, hooks: ChangeHooks): ToolBase {
   const { scope, envelope } = call;
   const token = call.meta?.progressToken;
   const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
   const connection = scope.connection;
   const notify = scope.notify;
   // No signal here: the runtime gives each call its own, so `scope.signal` is not read (and not made).
-  const ctx: Omit<ToolContext, "signal" | "toolName"> = {
+  const ctx: ToolBase = {
     requestId: call.id,
     logger: scope.logger,
     resourceUpdated: hooks.resourceUpdated,

@@ -30,12 +30,15 @@ describe("method targets", () => {
     expect(guardedTarget("tools/list", {})).toBeUndefined();
   });
 
-  it("puts Mcp-Name on exactly tools/call, prompts/get and resources/read", () => {
+  it("puts Mcp-Name on exactly tools/call, prompts/get, resources/read and the tasks extension's methods", () => {
     const withHeader = [...METHOD_TARGETS].filter(([, t]) => t.header).map(([m, t]) => [m, t.field]);
     expect(withHeader).toEqual([
       ["tools/call", "name"],
       ["prompts/get", "name"],
       ["resources/read", "uri"],
+      ["tasks/get", "taskId"],
+      ["tasks/update", "taskId"],
+      ["tasks/cancel", "taskId"],
     ]);
   });
 });

@@ -6,9 +6,9 @@ import type { Params } from "../params.js";
 /** What a method's params name, and who reads it. */
 export interface MethodTarget {
   /** What the named definition is; `completion` names a prompt or a template through `params.ref`. */
-  readonly kind: "tool" | "prompt" | "resource" | "completion";
+  readonly kind: "tool" | "prompt" | "resource" | "completion" | "task";
   /** The params field that holds the name or URI. */
-  readonly field: "name" | "uri" | "ref";
+  readonly field: "name" | "uri" | "ref" | "taskId";
   /** Access is checked for it before dispatch (a hidden definition is unknown, a missing scope is -32003 or 403). */
   readonly guarded: boolean;
   /** The name is part of the span name and an attribute (gen_ai.tool.name, gen_ai.prompt.name, mcp.resource.uri). */
@@ -33,6 +33,10 @@ export const METHOD_TARGETS: ReadonlyMap<string, MethodTarget> = new Map([
   // Leaving a subscription needs no right, so it is not checked.
   ["resources/unsubscribe", target("resource", "uri", false, true, false)],
   ["completion/complete", target("completion", "ref", true, false, false)],
+  // The tasks extension: Mcp-Name repeats the task id; a task's owner is checked by the task store.
+  ["tasks/get", target("task", "taskId", false, false, true)],
+  ["tasks/update", target("task", "taskId", false, false, true)],
+  ["tasks/cancel", target("task", "taskId", false, false, true)],
 ]);
 
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
@@ -50,7 +54,8 @@ export function guardedTarget(
   params: unknown,
 ): { kind: "tool" | "prompt" | "resource" | "resourceTemplate"; key: string } | undefined {
   const t = METHOD_TARGETS.get(method);
-  if (t === undefined || !t.guarded || typeof params !== "object" || params === null) return undefined;
+  if (t === undefined || !t.guarded || t.kind === "task" || typeof params !== "object" || params === null)
+    return undefined;
   if (t.kind !== "completion") {
     const key = text((params as Params)[t.field]);
     return key === undefined ? undefined : { kind: t.kind, key };

@@ -8,6 +8,7 @@ import { callTool, getPrompt } from "./calls.js";
 import { capabilitiesOf } from "./capabilities.js";
 import { baseContext } from "./handler-context.js";
 import { listen } from "./listen.js";
+import { declaresTasks, tasksRequired } from "./tasks.js";
 import type { Call, CoreParts, Entry } from "./types.js";
 
 /**
@@ -50,7 +51,7 @@ export function methodTable(parts: CoreParts): Map<string, Entry> {
     era: "modern",
     run: () => ({
       supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
-      capabilities: capabilitiesOf(runtime, "modern", false),
+      capabilities: capabilitiesOf(runtime, "modern", false, parts.tasks !== undefined),
       ...(info.instructions === undefined ? {} : { instructions: info.instructions }),
     }),
     cache: () => ({ ttlMs: parts.discoverTtlMs, scope: "public" }),
@@ -140,5 +141,16 @@ export function methodTable(parts: CoreParts): Map<string, Entry> {
     });
   }
   on("subscriptions/listen", { era: "modern", run: (call) => listen(parts, call) });
+  const tasks = parts.tasks;
+  if (tasks) {
+    // Checked before the task is looked up: a request without the extension learns nothing of tasks.
+    const gated = (run: (call: Call) => Promise<unknown>) => (call: Call) => {
+      if (!declaresTasks(call.envelope)) throw tasksRequired(`${call.method} needs it`);
+      return run(call);
+    };
+    on("tasks/get", { era: "modern", run: gated((call) => tasks.get(call)) });
+    on("tasks/update", { era: "modern", run: gated((call) => tasks.update(call)) });
+    on("tasks/cancel", { era: "modern", run: gated((call) => tasks.cancel(call)) });
+  }
   return methods;
 }

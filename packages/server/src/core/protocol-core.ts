@@ -29,6 +29,7 @@ import { capabilitiesOf } from "./capabilities.js";
 import { httpStatusOf } from "./http-status.js";
 import { guardedTarget } from "./method-targets.js";
 import { methodTable } from "./methods.js";
+import { TaskRunner } from "./tasks.js";
 import type { Answer, Call, CallScope, CoreParts, Entry, ProtocolCoreOptions, Reply, ServerInfo } from "./types.js";
 
 /** One request as the core's steps hand it on, its `_meta` and era read once. */
@@ -82,6 +83,11 @@ export class ProtocolCore {
       discoverTtlMs: options.discoverTtlMs ?? 5 * 60_000,
       onToolOutcome: options.onToolOutcome,
       listeners: new Set(),
+      // Only a server with a tool that may run as a task offers the extension.
+      tasks:
+        options.tasks !== false && [...runtime.tools.values()].some((tool) => tool.task !== "forbidden")
+          ? new TaskRunner(options.tasks ?? {})
+          : undefined,
       hooks: {
         resourceUpdated: (uri) => changes.publish({ type: "resources/updated", uri }),
         resourceListChanged,
@@ -266,5 +272,10 @@ export class ProtocolCore {
   /** Ends every subscriptions/listen stream with its final result (the server is closing). */
   close(): void {
     for (const end of [...this.#parts.listeners]) end();
+  }
+
+  /** Stops the tasks running in this process (each ends failed, retryable) once their ends are written. */
+  async closeTasks(): Promise<void> {
+    await this.#parts.tasks?.close();
   }
 }

@@ -18,6 +18,7 @@ import type { CacheFields } from "../runtime/cache-hints.js";
 import type { ToolOutcomeListener } from "../runtime/parts.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { TraceContextCarrier } from "../telemetry.js";
+import type { TaskOptions, TaskRunner } from "./tasks.js";
 
 // What transports hand the protocol core, and what one request is inside it.
 
@@ -101,6 +102,11 @@ export interface ProtocolCoreOptions {
    * application registers an SDK. False skips even the check for one.
    */
   telemetry?: boolean;
+  /**
+   * The tasks extension (2026-07-28): where tasks live and their limits. On when a tool may run as
+   * a task (`defineTool({task})`), in memory unless a store is given; false turns it off.
+   */
+  tasks?: TaskOptions | false;
 }
 
 /** One request inside the core. */
@@ -149,4 +155,6 @@ export interface CoreParts {
   readonly onToolOutcome: ToolOutcomeListener | undefined;
   /** Ends each open subscriptions/listen stream. */
   readonly listeners: Set<() => void>;
+  /** Runs tool calls as tasks; undefined when the server has no task store. */
+  readonly tasks: TaskRunner | undefined;
 }

@@ -25,7 +25,7 @@ import type { RequestView, RuntimeOptions, RuntimeParts } from "./parts.js";
 import { getPrompt, listPrompts, type PromptCall } from "./prompts.js";
 import { type PromptListing, Registry } from "./registry.js";
 import { listResources, listResourceTemplates, listTemplateResources, readResource } from "./resources.js";
-import { callTool, listTools, type ToolCall } from "./tools.js";
+import { callTool, listTools, refuseToolCall, type ToolCall } from "./tools.js";
 
 /** Credentials with `tools:read` but not `tools:write` are read-only. */
 export function defaultIsReadOnlyRequest(authInfo: AuthInfo | undefined): boolean {
@@ -126,6 +126,17 @@ export class Runtime {
 
   callTool(...call: ToolCall): Promise<CallToolResult> {
     return callTool(this.#parts, ...call);
+  }
+
+  /** What tools/call would answer before the handler runs, or undefined when it would run (see refuseToolCall). */
+  refuseToolCall(
+    name: string,
+    args: unknown,
+    view: RequestView,
+    authInfo: AuthInfo | undefined,
+    checked?: Access,
+  ): CallToolResult | undefined {
+    return refuseToolCall(this.#parts, name, args, view, authInfo, checked);
   }
 
   listResources(ctx: RequestContext): Promise<Resource[]> {

@@ -6,7 +6,7 @@ import {
   toolErrorResult,
   toToolErrorResult,
 } from "@toolshed/errors";
-import type { AnyTool, AuthInfo, ToolContext, ToolListing } from "@toolshed/schema";
+import type { AnyTool, AuthInfo, ToolListing } from "@toolshed/schema";
 import { ACCESS_OK, type Access, insufficientScopeError } from "../access.js";
 import { reportCoercions } from "../coercions.js";
 import { InputRound } from "../input-round.js";
@@ -20,7 +20,7 @@ import {
   runChain,
 } from "../middleware.js";
 import { DEFAULT_MAX_RESULT_BYTES, jsonSizeOver, resultTooLarge } from "../result-size.js";
-import { type CancelSignal, outcomeOf, runTool } from "../run-tool.js";
+import { type CancelSignal, outcomeOf, runTool, type ToolBase } from "../run-tool.js";
 import { unknownToolMessage } from "../unknown-tool-hint.js";
 import type { RequestView, RuntimeParts, ToolCallOutcome, ToolOutcomeListener } from "./parts.js";
 
@@ -31,12 +31,14 @@ export type ToolCall = [
   name: string,
   args: unknown,
   view: RequestView,
-  base: Omit<ToolContext, "signal" | "toolName">,
+  base: ToolBase,
   signal?: CancelSignal,
   onOutcome?: ToolOutcomeListener,
   frame?: MiddlewareFrame,
   /** The caller's access to this tool when the transport already checked it (checked once per call). */
   checked?: Access,
+  /** The time limit when the tool sets none, instead of the server's (a task's own). */
+  timeoutMs?: number,
 ];
 
 /** tools/list for this view and caller: read-only tools only for a read-only view (C14), and only what the caller may use. */
@@ -59,33 +61,12 @@ export function listTools(parts: RuntimeParts, view: RequestView, authInfo?: Aut
  * the outcome of every call answered with a result (what the "tool call" log line records).
  */
 export async function callTool(parts: RuntimeParts, ...call: ToolCall): Promise<CallToolResult> {
-  const [name, args, view, base, signal, onOutcome, frame, checked] = call;
+  const [name, args, view, base, signal, onOutcome, frame, checked, timeoutMs] = call;
   const { options } = parts;
-  const tool = parts.registry.tools.get(name);
-  const access = tool === undefined ? ACCESS_OK : (checked ?? parts.access.accessTo(base.authInfo, tool));
-  if (!tool || (!access.ok && access.hidden)) {
-    // Names this caller can see only: a hidden tool is not even a "closest" match.
-    throw new JsonRpcError(
-      JsonRpcCode.InvalidParams,
-      unknownToolMessage(
-        name,
-        listTools(parts, view, base.authInfo).map((t) => t.name),
-      ),
-    );
-  }
-  if (!access.ok) throw insufficientScopeError(`tools/call ${name}`, access, base.authInfo);
+  const tool = toolFor(parts, name, view, base.authInfo, checked);
   const started = performance.now();
-  let result: CallToolResult;
-  if (view.readOnly && tool.annotations.readOnlyHint !== true) {
-    const allowed = listTools(parts, view, base.authInfo).map((t) => t.name);
-    const why = options.readOnly ? "this server is read-only" : "your credentials allow read-only tools only";
-    result = toolErrorResult(
-      name,
-      new PermissionDeniedError(
-        `${why}; ${name} changes data. Read-only tools: ${allowed.length > 0 ? allowed.join(", ") : "none"}`,
-      ),
-    );
-  } else {
+  let result = readOnlyRefusal(parts, tool, view, base.authInfo);
+  if (result === undefined) {
     const parsed = tool.parseArguments(args, options.coerce === false ? NO_COERCION : undefined);
     if (parsed.success && parsed.coercions !== undefined) {
       reportCoercions(base.logger, name, parsed.coercions, options.telemetry !== false);
@@ -94,11 +75,11 @@ export async function callTool(parts: RuntimeParts, ...call: ToolCall): Promise<
       ? invalidArgumentsResult(name, parsed.issues)
       : frame === undefined
         ? await runTool(tool, parsed.data, base, signal, {
-            timeoutMs: options.timeoutMs ?? 30_000,
+            timeoutMs: timeoutMs ?? options.timeoutMs ?? 30_000,
             textFormat: parts.textFormat,
             logger: base.logger,
           })
-        : await runToolThrough(parts, frame, tool, parsed.data, base, signal);
+        : await runToolThrough(parts, frame, tool, parsed.data, base, signal, timeoutMs);
   }
   // Before the outcome is logged, so the log says what the client got.
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
@@ -136,6 +117,68 @@ export async function callTool(parts: RuntimeParts, ...call: ToolCall): Promise<
 }
 
 /**
+ * What a call would answer before its handler runs: a protocol error (thrown) for an unknown,
+ * hidden or forbidden tool; a tool error result for a read-only refusal or invalid arguments;
+ * undefined when the handler would run. A task is made only for a call that passes this.
+ */
+export function refuseToolCall(
+  parts: RuntimeParts,
+  name: string,
+  args: unknown,
+  view: RequestView,
+  authInfo: AuthInfo | undefined,
+  checked?: Access,
+): CallToolResult | undefined {
+  const tool = toolFor(parts, name, view, authInfo, checked);
+  const refusal = readOnlyRefusal(parts, tool, view, authInfo);
+  if (refusal !== undefined) return refusal;
+  const parsed = tool.parseArguments(args, parts.options.coerce === false ? NO_COERCION : undefined);
+  return parsed.success ? undefined : invalidArgumentsResult(name, parsed.issues);
+}
+
+/** The tool this caller may call by that name; a protocol error otherwise (C12, -32003). */
+function toolFor(
+  parts: RuntimeParts,
+  name: string,
+  view: RequestView,
+  authInfo: AuthInfo | undefined,
+  checked: Access | undefined,
+): AnyTool {
+  const tool = parts.registry.tools.get(name);
+  const access = tool === undefined ? ACCESS_OK : (checked ?? parts.access.accessTo(authInfo, tool));
+  if (!tool || (!access.ok && access.hidden)) {
+    // Names this caller can see only: a hidden tool is not even a "closest" match.
+    throw new JsonRpcError(
+      JsonRpcCode.InvalidParams,
+      unknownToolMessage(
+        name,
+        listTools(parts, view, authInfo).map((t) => t.name),
+      ),
+    );
+  }
+  if (!access.ok) throw insufficientScopeError(`tools/call ${name}`, access, authInfo);
+  return tool;
+}
+
+/** C14: a tool that changes data, called through a read-only view. */
+function readOnlyRefusal(
+  parts: RuntimeParts,
+  tool: AnyTool,
+  view: RequestView,
+  authInfo: AuthInfo | undefined,
+): CallToolResult | undefined {
+  if (!view.readOnly || tool.annotations.readOnlyHint === true) return undefined;
+  const allowed = listTools(parts, view, authInfo).map((t) => t.name);
+  const why = parts.options.readOnly ? "this server is read-only" : "your credentials allow read-only tools only";
+  return toolErrorResult(
+    tool.name,
+    new PermissionDeniedError(
+      `${why}; ${tool.name} changes data. Read-only tools: ${allowed.length > 0 ? allowed.join(", ") : "none"}`,
+    ),
+  );
+}
+
+/**
  * A validated call through the tool-level middleware of the tool's pack. Runs after validation
  * (C6 answers never reach it) and around runTool, which never throws: a throw here is a
  * middleware's, answered like a handler's (a ToolError as a tool error, C8/C9; classified
@@ -146,10 +189,15 @@ async function runToolThrough(
   frame: MiddlewareFrame,
   tool: AnyTool,
   args: unknown,
-  base: Omit<ToolContext, "signal" | "toolName">,
+  base: ToolBase,
   signal: CancelSignal | undefined,
+  timeoutMs: number | undefined,
 ): Promise<CallToolResult> {
-  const options = { timeoutMs: parts.options.timeoutMs ?? 30_000, textFormat: parts.textFormat, logger: base.logger };
+  const options = {
+    timeoutMs: timeoutMs ?? parts.options.timeoutMs ?? 30_000,
+    textFormat: parts.textFormat,
+    logger: base.logger,
+  };
   const pack = parts.registry.packOf(tool);
   const chain = (parts.middleware as MiddlewareStack).chainFor("tool", pack);
   if (chain.length === 0) return runTool(tool, args, base, signal, options);

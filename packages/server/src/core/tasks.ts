@@ -1,0 +1,285 @@
+import { randomBytes } from "node:crypto";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListRootsResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ERROR_META_KEY, isToolError, UnavailableError } from "@toolshed/errors";
+import type { AuthInfo, ToolContext } from "@toolshed/schema";
+import { Cancellation } from "../cancellation.js";
+import type { Envelope } from "../envelope.js";
+import { JsonRpcCode, JsonRpcError } from "../jsonrpc-error.js";
+import { toolErrorAsProtocolError } from "../middleware.js";
+import { type Params, requireString } from "../params.js";
+import { principalOf } from "../request-state.js";
+import { isTerminal, type TaskRecord } from "../tasks/task-record.js";
+import { MemoryTaskStore, type TaskStore } from "../tasks/task-store.js";
+
+/** What of a request the runner reads (not the core's Call: types.ts names the runner). */
+interface TaskRequest {
+  method: string;
+  params: Params;
+  scope: { authInfo?: AuthInfo | undefined };
+}
+
+// The io.modelcontextprotocol/tasks extension (2026-07-28): a tools/call that becomes a task, and
+// tasks/get, tasks/update and tasks/cancel.
+
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** Whether this request declared the extension in its envelope's client capabilities. */
+export function declaresTasks(envelope: Envelope | undefined): boolean {
+  const extensions = (envelope?.clientCapabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  return typeof extensions === "object" && extensions !== null && extensions[TASKS_EXTENSION] !== undefined;
+}
+
+/** -32021 for a request that needs the extension it did not declare. */
+export function tasksRequired(what: string): JsonRpcError {
+  return new JsonRpcError(
+    JsonRpcCode.MissingRequiredClientCapability,
+    `Missing required client capability: the ${TASKS_EXTENSION} extension (${what}); declare it under extensions in _meta["io.modelcontextprotocol/clientCapabilities"]`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  );
+}
+
+/** A task this process made and runs the work of. */
+export interface StartedTask {
+  readonly taskId: string;
+  readonly toolName: string;
+  /** Aborted by tasks/cancel (or the server closing): the handler's signal. */
+  readonly cancel: Cancellation;
+  /** The flat CreateTaskResult that tools/call answers. */
+  readonly answer: Record<string, unknown>;
+}
+
+/** What a task's handler gets instead of the request's: questions wait in the task, progress is kept in it. */
+export type TaskContext = Pick<ToolContext, "createMessage" | "elicitInput" | "listRoots" | "progress" | "log">;
+
+export interface TaskOptions {
+  /** Where tasks live (default: this process's memory; the apps use the server's SQLite file). */
+  store?: TaskStore;
+  /** How long a task and its result are kept (default 1 hour). */
+  ttlMs?: number;
+  /** How often clients are told to poll (default 500 ms). */
+  pollIntervalMs?: number;
+  /** Tasks one caller may have running at once (default 100). */
+  maxLivePerCaller?: number;
+  /** How long a task's handler may run when its tool sets no `timeoutMs` (default 10 minutes). */
+  timeoutMs?: number;
+}
+
+/** Runs a tools/call as a task: the handler in the background, its end written to the store. */
+export class TaskRunner {
+  readonly #store: TaskStore;
+  readonly #ttlMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #maxLive: number;
+  /** The time limit of a task's handler when its tool sets none. */
+  readonly timeoutMs: number;
+  /** Tasks whose handler runs in this process, by id. */
+  readonly #running = new Map<string, Cancellation>();
+  /** Their ends being written, so that close() can wait for them. */
+  readonly #finishing = new Set<Promise<void>>();
+
+  constructor(options: TaskOptions) {
+    this.#store = options.store ?? new MemoryTaskStore();
+    this.#ttlMs = options.ttlMs ?? 60 * 60 * 1000;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.#maxLive = options.maxLivePerCaller ?? 100;
+    this.timeoutMs = options.timeoutMs ?? 10 * 60 * 1000;
+  }
+
+  /** Makes a task for this call; it is kept (a tasks/get finds it) before this resolves. */
+  async create(call: TaskRequest, toolName: string): Promise<StartedTask> {
+    const owner = principalOf(call.scope.authInfo) ?? "";
+    if ((await this.#store.liveCount(owner)) >= this.#maxLive) {
+      throw new JsonRpcError(
+        JsonRpcCode.InvalidRequest,
+        `Too many tasks: this caller has ${this.#maxLive} tasks running; wait for one to end or cancel one with tasks/cancel`,
+      );
+    }
+    const now = new Date().toISOString();
+    const task: TaskRecord = {
+      taskId: randomBytes(16).toString("base64url"),
+      owner,
+      toolName,
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: this.#ttlMs,
+      pollIntervalMs: this.#pollIntervalMs,
+    };
+    await this.#store.create(task);
+    const cancel = new Cancellation();
+    this.#running.set(task.taskId, cancel);
+    return { taskId: task.taskId, toolName, cancel, answer: { resultType: "task", ...wireTask(task) } };
+  }
+
+  /** Records how a started task's work ends: completed, failed (a protocol error or a crash) or cancelled. */
+  finish(task: StartedTask, work: Promise<CallToolResult>): void {
+    const finishing = this.#finish(task, work);
+    this.#finishing.add(finishing);
+    void finishing.finally(() => this.#finishing.delete(finishing));
+  }
+
+  /** Stops the tasks running here: each ends failed with a retryable error, written before this resolves. */
+  async close(): Promise<void> {
+    for (const cancel of this.#running.values()) {
+      cancel.abort(new UnavailableError("the server stopped while the task ran; call the tool again"));
+    }
+    await Promise.allSettled([...this.#finishing]);
+  }
+
+  async #finish({ taskId, toolName, cancel }: StartedTask, work: Promise<CallToolResult>): Promise<void> {
+    try {
+      const result = await work;
+      const kind = (result._meta?.[ERROR_META_KEY] as { kind?: unknown } | undefined)?.kind;
+      if (cancel.aborted && isToolError(cancel.reason)) {
+        // The server stopped under it: failed, with the class a client retries on.
+        const e = toolErrorAsProtocolError(`tools/call ${toolName}`, cancel.reason);
+        await this.#store.update(taskId, {
+          status: "failed",
+          error: { code: e.code, message: e.message, data: e.data },
+          statusMessage: e.message,
+        });
+      } else if (cancel.aborted) await this.#store.update(taskId, { status: "cancelled" });
+      else if (result.isError && kind === "internal") {
+        // A crash (masked, C7) is a protocol-level failure of the task, not a tool error.
+        const text = (result.content?.[0] as { text?: string } | undefined)?.text ?? "Internal error";
+        await this.#store.update(taskId, {
+          status: "failed",
+          error: { code: JsonRpcCode.InternalError, message: text, data: result._meta?.[ERROR_META_KEY] },
+          statusMessage: text,
+        });
+      } else await this.#store.update(taskId, { status: "completed", result: result as Record<string, unknown> });
+    } catch (error) {
+      const e = error instanceof JsonRpcError ? error : new JsonRpcError(JsonRpcCode.InternalError, "Internal error");
+      const failure: { code: number; message: string; data?: unknown } = { code: e.code, message: e.message };
+      if (e.data !== undefined) failure.data = e.data;
+      await this.#store
+        .update(
+          taskId,
+          cancel.aborted ? { status: "cancelled" } : { status: "failed", error: failure, statusMessage: e.message },
+        )
+        .catch(() => undefined);
+    } finally {
+      this.#running.delete(taskId);
+    }
+  }
+
+  /** The handler's questions, progress and logs inside the task. */
+  context(task: StartedTask): TaskContext {
+    const { taskId } = task;
+    // Progress is kept in the task (tasks/get shows it); each write waits for the one before.
+    let writing: Promise<unknown> = Promise.resolve();
+    return {
+      ...this.#questions(taskId, task.cancel),
+      progress: (progress, total, message) => {
+        const value: { progress: number; total?: number; message?: string } = { progress };
+        if (total !== undefined) value.total = total;
+        if (message !== undefined) value.message = message;
+        writing = writing.then(() => this.#store.update(taskId, { progress: value })).catch(() => undefined);
+        return writing.then(() => undefined);
+      },
+      // No stream is open to the client while a task runs: tasks/get is how it hears of one.
+      log: () => Promise.resolve(),
+    };
+  }
+
+  /** Questions from a task park it at input_required until tasks/update answers them. */
+  #questions(taskId: string, cancel: Cancellation): Pick<TaskContext, "createMessage" | "elicitInput" | "listRoots"> {
+    let next = 0;
+    // Answers taken from the store, shared by every question of this task that is waiting.
+    const received: Record<string, unknown> = {};
+    const ask = async (
+      method: string,
+      params: unknown,
+      key: string | undefined,
+      schema: { parse(v: unknown): unknown },
+    ) => {
+      const k = key ?? `${method.split("/")[0]}-${++next}`;
+      await this.#store.update(taskId, {
+        ask: { [k]: { method, ...(params === undefined ? {} : { params: params as Record<string, unknown> }) } },
+      });
+      for (;;) {
+        if (cancel.aborted) throw cancel.reason;
+        Object.assign(received, await this.#store.takeAnswers(taskId));
+        if (Object.hasOwn(received, k)) {
+          const answer = received[k];
+          delete received[k];
+          return schema.parse(answer);
+        }
+        await new Promise<void>((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    return {
+      createMessage: (params, options) =>
+        ask("sampling/createMessage", params, options?.key, CreateMessageResultSchema) as never,
+      elicitInput: (params, options) => ask("elicitation/create", params, options?.key, ElicitResultSchema) as never,
+      listRoots: (options) => ask("roots/list", undefined, options?.key, ListRootsResultSchema) as never,
+    };
+  }
+
+  /** tasks/get: the task, with its result, error or questions by status. */
+  async get(call: TaskRequest): Promise<Record<string, unknown>> {
+    const task = await this.#find(call);
+    return { resultType: "complete", ...wireTask(task, true) };
+  }
+
+  /** tasks/update: answers for the task's questions. */
+  async update(call: TaskRequest): Promise<Record<string, unknown>> {
+    const taskId = requireString("tasks/update", call.params, "taskId", "the task id from tools/call");
+    const responses = call.params.inputResponses;
+    if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
+      throw new JsonRpcError(
+        JsonRpcCode.InvalidParams,
+        "Invalid params for tasks/update: inputResponses must be an object of answers by the keys tasks/get listed",
+      );
+    }
+    const owner = principalOf(call.scope.authInfo) ?? "";
+    if (!(await this.#store.answer(taskId, owner, responses as Record<string, unknown>))) throw unknownTask(taskId);
+    return { resultType: "complete" };
+  }
+
+  /** tasks/cancel: the task's handler is aborted; an ended task is left as it was. */
+  async cancel(call: TaskRequest): Promise<Record<string, unknown>> {
+    const taskId = requireString("tasks/cancel", call.params, "taskId", "the task id from tools/call");
+    const owner = principalOf(call.scope.authInfo) ?? "";
+    if (!(await this.#store.cancel(taskId, owner))) throw unknownTask(taskId);
+    this.#running.get(taskId)?.abort(new JsonRpcError(JsonRpcCode.InvalidRequest, "the task was cancelled"));
+    return { resultType: "complete" };
+  }
+
+  async #find(call: TaskRequest): Promise<TaskRecord> {
+    const taskId = requireString(call.method, call.params, "taskId", "the task id from tools/call");
+    const task = await this.#store.get(taskId, principalOf(call.scope.authInfo) ?? "");
+    if (task === undefined) throw unknownTask(taskId);
+    return task;
+  }
+}
+
+const unknownTask = (taskId: string) =>
+  new JsonRpcError(
+    JsonRpcCode.InvalidParams,
+    `Unknown task: ${taskId}; it may have expired, or it was made by another caller. Use the taskId a tools/call returned`,
+  );
+
+/** A task as the wire shows it: the flat Task fields, and on tasks/get what its status carries. */
+function wireTask(task: TaskRecord, detailed = false): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttlMs,
+  };
+  if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
+  if (task.pollIntervalMs !== undefined) out.pollIntervalMs = task.pollIntervalMs;
+  if (!detailed) return out;
+  if (task.status === "completed" && task.result) out.result = task.result;
+  if (task.status === "failed" && task.error) out.error = task.error;
+  if (task.status === "input_required" && task.inputRequests) out.inputRequests = task.inputRequests;
+  if (!isTerminal(task.status) && task.progress) out.progress = task.progress;
+  return out;
+}

@@ -1,0 +1,138 @@
+import {
+  applyAnswers,
+  applyCancel,
+  applyChange,
+  expiresAt,
+  isExpired,
+  type TaskChange,
+  type TaskRecord,
+} from "./task-record.js";
+import type { TaskStore } from "./task-store.js";
+
+/** The part of an SQLite connection (`openSqlite` of @toolshed/storage, either driver) this store uses. */
+export interface TaskSqlite {
+  exec(sql: string): unknown;
+  prepare(sql: string): {
+    run(...params: unknown[]): unknown;
+    get(...params: unknown[]): unknown;
+  };
+  transaction<F extends (...args: never[]) => unknown>(fn: F): { immediate(...args: Parameters<F>): ReturnType<F> };
+}
+
+const TABLE_SQL = `CREATE TABLE IF NOT EXISTS toolshed_tasks (
+  task_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  status TEXT NOT NULL,
+  expires_at INTEGER,
+  data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS toolshed_tasks_owner ON toolshed_tasks (owner, status);
+CREATE INDEX IF NOT EXISTS toolshed_tasks_expiry ON toolshed_tasks (expires_at) WHERE expires_at IS NOT NULL;`;
+
+const TERMINAL_SQL = "('completed', 'failed', 'cancelled')";
+
+/**
+ * Tasks in the SQLite file the server already uses: one row each, the whole task as JSON beside the
+ * columns the queries need. Every change is read, checked by the shared rules and written in one
+ * IMMEDIATE transaction, so two processes on one file cannot both move a task.
+ */
+export class SqliteTaskStore implements TaskStore {
+  readonly #db: TaskSqlite;
+
+  constructor(db: TaskSqlite) {
+    this.#db = db;
+    db.exec(TABLE_SQL);
+  }
+
+  async create(task: TaskRecord): Promise<void> {
+    this.#db
+      .prepare("INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, data) VALUES (?, ?, ?, ?, ?)")
+      .run(task.taskId, task.owner, task.status, expiresAt(task) ?? null, JSON.stringify(task));
+  }
+
+  async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
+    const task = this.#read(taskId, now);
+    return task && task.owner === owner ? task : undefined;
+  }
+
+  async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
+    return this.#change(taskId, undefined, now, (task) => applyChange(task, change, now));
+  }
+
+  async answer(taskId: string, owner: string, responses: Record<string, unknown>, now = new Date()): Promise<boolean> {
+    let found = false;
+    this.#change(taskId, owner, now, (task) => {
+      found = true;
+      return applyAnswers(task, responses, now);
+    });
+    return found;
+  }
+
+  async takeAnswers(taskId: string, now = new Date()): Promise<Record<string, unknown>> {
+    let answers: Record<string, unknown> = {};
+    this.#change(taskId, undefined, now, (task) => {
+      answers = task.inputResponses ?? {};
+      if (task.inputResponses === undefined) return undefined;
+      const next = { ...task };
+      delete next.inputResponses;
+      return next;
+    });
+    return answers;
+  }
+
+  async cancel(taskId: string, owner: string, now = new Date()): Promise<boolean> {
+    let found = false;
+    this.#change(taskId, owner, now, (task) => {
+      found = true;
+      return applyCancel(task, now);
+    });
+    return found;
+  }
+
+  async liveCount(owner: string, now = new Date()): Promise<number> {
+    const row = this.#db
+      .prepare(
+        `SELECT count(*) AS n FROM toolshed_tasks WHERE owner = ? AND status NOT IN ${TERMINAL_SQL} AND (expires_at IS NULL OR expires_at > ?)`,
+      )
+      .get(owner, now.getTime()) as { n: number };
+    return Number(row.n);
+  }
+
+  async prune(now = new Date()): Promise<number> {
+    const result = this.#db
+      .prepare("DELETE FROM toolshed_tasks WHERE expires_at IS NOT NULL AND expires_at <= ?")
+      .run(now.getTime()) as { changes: number };
+    return result.changes;
+  }
+
+  async close(): Promise<void> {}
+
+  #read(taskId: string, now: Date): TaskRecord | undefined {
+    const row = this.#db.prepare("SELECT data FROM toolshed_tasks WHERE task_id = ?").get(taskId) as
+      | { data: string }
+      | undefined;
+    if (row === undefined) return undefined;
+    const task = JSON.parse(row.data) as TaskRecord;
+    return isExpired(task, now.getTime()) ? undefined : task;
+  }
+
+  /** Reads, changes and writes one task in a transaction; `change` returning undefined writes nothing. */
+  #change(
+    taskId: string,
+    owner: string | undefined,
+    now: Date,
+    change: (task: TaskRecord) => TaskRecord | undefined,
+  ): TaskRecord | undefined {
+    const run = this.#db.transaction(() => {
+      const task = this.#read(taskId, now);
+      if (task === undefined || (owner !== undefined && task.owner !== owner)) return undefined;
+      const next = change(task);
+      if (next === undefined || next === task) return next;
+      this.#db
+        .prepare("UPDATE toolshed_tasks SET status = ?, data = ? WHERE task_id = ?")
+        .run(next.status, JSON.stringify(next), taskId);
+      return next;
+    });
+    return run.immediate();
+  }
+}

@@ -1,0 +1,130 @@
+// A task of the io.modelcontextprotocol/tasks extension as every store keeps it, and the one set
+// of rules for changing it, so the in-memory, SQLite and PostgreSQL stores cannot disagree.
+
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
+
+export const isTerminal = (status: TaskStatus): boolean => TERMINAL.has(status);
+
+/** A question the task waits on, as tasks/get shows it under `inputRequests`. */
+export interface InputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface TaskRecord {
+  readonly taskId: string;
+  /** Whose task it is (the caller's key; "" for an unauthenticated local caller): others see no task. */
+  readonly owner: string;
+  readonly toolName: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  /** ISO-8601. */
+  readonly createdAt: string;
+  lastUpdatedAt: string;
+  /** How long after creation the task and its result are kept; null: until the server's own limit. */
+  readonly ttlMs: number | null;
+  pollIntervalMs?: number;
+  /** The CallToolResult, once completed (a tool error too: `isError`). */
+  result?: Record<string, unknown>;
+  /** The JSON-RPC error, once failed. */
+  error?: { code: number; message: string; data?: unknown };
+  /** Questions still unanswered, by key (status input_required). */
+  inputRequests?: Record<string, InputRequest>;
+  /** Answers received and not yet taken by the task's handler, by key. */
+  inputResponses?: Record<string, unknown>;
+  progress?: { progress: number; total?: number; message?: string };
+  /** Set by tasks/cancel; the handler's signal is aborted and the task ends cancelled. */
+  cancelRequested?: boolean;
+}
+
+/** What a change may set; `undefined` leaves a field as it is. */
+export interface TaskChange {
+  status?: TaskStatus;
+  statusMessage?: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+  /** New questions (added to those pending); the task moves to input_required. */
+  ask?: Record<string, InputRequest>;
+  progress?: { progress: number; total?: number; message?: string };
+  pollIntervalMs?: number;
+}
+
+/** Which status may follow which: working and input_required alternate; a terminal status is final. */
+export function canMove(from: TaskStatus, to: TaskStatus): boolean {
+  if (isTerminal(from)) return false;
+  return from !== to || !isTerminal(to);
+}
+
+/** The moment after which a task is gone; undefined when it has no ttl. */
+export function expiresAt(task: Pick<TaskRecord, "createdAt" | "ttlMs">): number | undefined {
+  return task.ttlMs === null ? undefined : Date.parse(task.createdAt) + task.ttlMs;
+}
+
+export function isExpired(task: Pick<TaskRecord, "createdAt" | "ttlMs">, now: number): boolean {
+  const end = expiresAt(task);
+  return end !== undefined && now >= end;
+}
+
+/**
+ * The task after `change`, or undefined when the change is not allowed (a terminal task never
+ * changes again; a status moves only as canMove says). Pure: each store applies it inside its own
+ * transaction.
+ */
+export function applyChange(task: TaskRecord, change: TaskChange, now: Date): TaskRecord | undefined {
+  if (isTerminal(task.status)) return undefined;
+  const next: TaskRecord = { ...task, lastUpdatedAt: now.toISOString() };
+  let status = change.status;
+  if (change.ask !== undefined) {
+    next.inputRequests = { ...task.inputRequests, ...change.ask };
+    status ??= "input_required";
+  }
+  if (status !== undefined) {
+    if (!canMove(task.status, status)) return undefined;
+    next.status = status;
+    if (isTerminal(status)) {
+      delete next.inputRequests;
+      delete next.inputResponses;
+    }
+  }
+  if (change.statusMessage !== undefined) next.statusMessage = change.statusMessage;
+  if (change.progress !== undefined) next.progress = change.progress;
+  if (change.pollIntervalMs !== undefined) next.pollIntervalMs = change.pollIntervalMs;
+  if (next.status === "completed" && change.result !== undefined) next.result = change.result;
+  if (next.status === "failed" && change.error !== undefined) next.error = change.error;
+  return next;
+}
+
+/**
+ * tasks/update: answers for keys still pending are kept for the handler and their questions
+ * removed; answers for unknown or already answered keys are ignored. When no question is left the
+ * task is working again. Undefined when the task is terminal (nothing to answer).
+ */
+export function applyAnswers(task: TaskRecord, responses: Record<string, unknown>, now: Date): TaskRecord | undefined {
+  if (isTerminal(task.status)) return undefined;
+  const pending = { ...task.inputRequests };
+  const received = { ...task.inputResponses };
+  let taken = 0;
+  for (const [key, value] of Object.entries(responses)) {
+    if (!Object.hasOwn(pending, key)) continue;
+    delete pending[key];
+    received[key] = value;
+    taken++;
+  }
+  if (taken === 0) return task;
+  const next: TaskRecord = { ...task, lastUpdatedAt: now.toISOString(), inputResponses: received };
+  if (Object.keys(pending).length === 0) {
+    delete next.inputRequests;
+    if (next.status === "input_required") next.status = "working";
+  } else {
+    next.inputRequests = pending;
+  }
+  return next;
+}
+
+/** tasks/cancel: marks the request; the handler ends the task (cancelled). A terminal task is left as it is. */
+export function applyCancel(task: TaskRecord, now: Date): TaskRecord {
+  if (isTerminal(task.status) || task.cancelRequested) return task;
+  return { ...task, cancelRequested: true, lastUpdatedAt: now.toISOString() };
+}

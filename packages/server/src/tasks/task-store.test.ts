@@ -1,0 +1,113 @@
+import { openSqlite } from "@toolshed/storage";
+import { describe, expect, it } from "vitest";
+import { SqliteTaskStore } from "./sqlite-task-store.js";
+import type { TaskRecord } from "./task-record.js";
+import { MemoryTaskStore, type TaskStore } from "./task-store.js";
+
+const T0 = new Date("2026-12-06T12:00:00.000Z");
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+function task(id: string, owner = "alice", ttlMs: number | null = 60_000): TaskRecord {
+  return {
+    taskId: id,
+    owner,
+    toolName: "slow_compute",
+    status: "working",
+    createdAt: T0.toISOString(),
+    lastUpdatedAt: T0.toISOString(),
+    ttlMs,
+  };
+}
+
+/** What every task store does, whatever keeps the tasks. */
+export function describeTaskStore(name: string, open: () => Promise<TaskStore>) {
+  describe(name, () => {
+    it("finds a task for its owner only", async () => {
+      const store = await open();
+      await store.create(task("t1"));
+      expect((await store.get("t1", "alice", at(1)))?.status).toBe("working");
+      expect(await store.get("t1", "mallory", at(1))).toBeUndefined();
+      expect(await store.get("nope", "alice", at(1))).toBeUndefined();
+      expect(await store.answer("t1", "mallory", { k: 1 }, at(1))).toBe(false);
+      expect(await store.cancel("t1", "mallory", at(1))).toBe(false);
+      await store.close();
+    });
+
+    it("parks on questions and goes on once every one is answered; the handler takes the answers once", async () => {
+      const store = await open();
+      await store.create(task("t2"));
+      const asked = await store.update(
+        "t2",
+        { ask: { a: { method: "elicitation/create" }, b: { method: "elicitation/create" } } },
+        at(10),
+      );
+      expect(asked).toMatchObject({ status: "input_required", lastUpdatedAt: at(10).toISOString() });
+      expect(await store.answer("t2", "alice", { a: { action: "accept" }, zzz: 1 }, at(20))).toBe(true);
+      const half = await store.get("t2", "alice", at(21));
+      expect(half?.status).toBe("input_required");
+      expect(Object.keys(half?.inputRequests ?? {})).toEqual(["b"]);
+      // An answer for a key already answered is ignored.
+      await store.answer("t2", "alice", { a: "again", b: { action: "decline" } }, at(30));
+      const done = await store.get("t2", "alice", at(31));
+      expect(done?.status).toBe("working");
+      expect(done?.inputRequests).toBeUndefined();
+      expect(await store.takeAnswers("t2", at(32))).toEqual({ a: { action: "accept" }, b: { action: "decline" } });
+      expect(await store.takeAnswers("t2", at(33))).toEqual({});
+      await store.close();
+    });
+
+    it("ends once: completed with its result, failed with its error, and never changes after", async () => {
+      const store = await open();
+      await store.create(task("ok"));
+      await store.create(task("bad"));
+      const result = { content: [{ type: "text", text: "done" }], isError: false };
+      expect((await store.update("ok", { status: "completed", result }, at(5)))?.result).toEqual(result);
+      expect(await store.update("ok", { status: "working" }, at(6))).toBeUndefined();
+      expect(
+        await store.update("ok", { status: "failed", error: { code: -32603, message: "x" } }, at(6)),
+      ).toBeUndefined();
+      expect(await store.get("ok", "alice", at(7))).toMatchObject({ status: "completed", result });
+      const failed = await store.update(
+        "bad",
+        { status: "failed", error: { code: -32603, message: "boom" }, result: { content: [] } },
+        at(5),
+      );
+      expect(failed).toMatchObject({ status: "failed", error: { code: -32603, message: "boom" } });
+      expect(failed?.result).toBeUndefined();
+      await store.close();
+    });
+
+    it("cancel marks a running task and leaves an ended one as it was", async () => {
+      const store = await open();
+      await store.create(task("c1"));
+      await store.create(task("c2"));
+      expect(await store.cancel("c1", "alice", at(1))).toBe(true);
+      expect((await store.get("c1", "alice", at(2)))?.cancelRequested).toBe(true);
+      await store.update("c2", { status: "completed", result: { content: [] } }, at(1));
+      expect(await store.cancel("c2", "alice", at(2))).toBe(true);
+      expect(await store.get("c2", "alice", at(3))).toMatchObject({ status: "completed" });
+      expect((await store.get("c2", "alice", at(3)))?.cancelRequested).toBeUndefined();
+      await store.close();
+    });
+
+    it("forgets a task after its ttl, and counts the owner's live tasks", async () => {
+      const store = await open();
+      await store.create(task("short", "alice", 1_000));
+      await store.create(task("long", "alice", null));
+      await store.create(task("other", "bob"));
+      expect(await store.liveCount("alice", at(10))).toBe(2);
+      expect(await store.get("short", "alice", at(999))).toBeDefined();
+      expect(await store.get("short", "alice", at(1_000))).toBeUndefined();
+      expect(await store.liveCount("alice", at(2_000))).toBe(1);
+      await store.update("long", { status: "completed", result: { content: [] } }, at(2_000));
+      expect(await store.liveCount("alice", at(2_001))).toBe(0);
+      expect(await store.prune(at(61_000))).toBeGreaterThanOrEqual(1);
+      expect(await store.get("other", "bob", at(61_000))).toBeUndefined();
+      expect(await store.get("long", "alice", at(61_000))).toMatchObject({ status: "completed" });
+      await store.close();
+    });
+  });
+}
+
+describeTaskStore("MemoryTaskStore", async () => new MemoryTaskStore());
+describeTaskStore("SqliteTaskStore", async () => new SqliteTaskStore(openSqlite(":memory:")));

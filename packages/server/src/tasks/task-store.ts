@@ -1,0 +1,114 @@
+import {
+  applyAnswers,
+  applyCancel,
+  applyChange,
+  isExpired,
+  isTerminal,
+  type TaskChange,
+  type TaskRecord,
+} from "./task-record.js";
+
+/**
+ * Where tasks live. Every store applies the same rules (task-record.ts); a durable one (SQLite,
+ * PostgreSQL) lets any instance answer for a task another created. `owner` is checked on every
+ * read and write that a client asks for: another caller's task is unknown to it.
+ */
+export interface TaskStore {
+  /** Keeps a new task; resolves once a get for it would find it (the CreateTaskResult waits for this). */
+  create(task: TaskRecord): Promise<void>;
+  /** The caller's task; undefined when there is none, it expired, or it is another caller's. */
+  get(taskId: string, owner: string, now?: Date): Promise<TaskRecord | undefined>;
+  /** A change by the task's handler; the task after it, or undefined when it was not allowed or the task is gone. */
+  update(taskId: string, change: TaskChange, now?: Date): Promise<TaskRecord | undefined>;
+  /** tasks/update; false when the caller has no such task. */
+  answer(taskId: string, owner: string, responses: Record<string, unknown>, now?: Date): Promise<boolean>;
+  /** The answers received since the handler last took them (and forgets them). */
+  takeAnswers(taskId: string, now?: Date): Promise<Record<string, unknown>>;
+  /** tasks/cancel; false when the caller has no such task. */
+  cancel(taskId: string, owner: string, now?: Date): Promise<boolean>;
+  /** The caller's tasks that have not ended. */
+  liveCount(owner: string, now?: Date): Promise<number>;
+  /** Removes expired tasks; how many. */
+  prune(now?: Date): Promise<number>;
+  close(): Promise<void>;
+}
+
+const copy = (task: TaskRecord): TaskRecord => structuredClone(task);
+
+/** Tasks in this process only: for tests, stdio and a server without a database. */
+export class MemoryTaskStore implements TaskStore {
+  readonly #tasks = new Map<string, TaskRecord>();
+
+  async create(task: TaskRecord): Promise<void> {
+    if (this.#tasks.has(task.taskId)) throw new Error(`task ${task.taskId} exists already`);
+    this.#tasks.set(task.taskId, copy(task));
+  }
+
+  async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
+    const task = this.#live(taskId, now.getTime());
+    return task && task.owner === owner ? copy(task) : undefined;
+  }
+
+  async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
+    const task = this.#live(taskId, now.getTime());
+    const next = task && applyChange(task, change, now);
+    if (next === undefined) return undefined;
+    this.#tasks.set(taskId, next);
+    return copy(next);
+  }
+
+  async answer(taskId: string, owner: string, responses: Record<string, unknown>, now = new Date()): Promise<boolean> {
+    const task = this.#live(taskId, now.getTime());
+    if (task === undefined || task.owner !== owner) return false;
+    const next = applyAnswers(task, responses, now);
+    if (next !== undefined) this.#tasks.set(taskId, next);
+    return true;
+  }
+
+  async takeAnswers(taskId: string, now = new Date()): Promise<Record<string, unknown>> {
+    const task = this.#live(taskId, now.getTime());
+    const answers = task?.inputResponses ?? {};
+    if (task) delete task.inputResponses;
+    return answers;
+  }
+
+  async cancel(taskId: string, owner: string, now = new Date()): Promise<boolean> {
+    const task = this.#live(taskId, now.getTime());
+    if (task === undefined || task.owner !== owner) return false;
+    this.#tasks.set(taskId, applyCancel(task, now));
+    return true;
+  }
+
+  async liveCount(owner: string, now = new Date()): Promise<number> {
+    let count = 0;
+    for (const task of this.#tasks.values()) {
+      if (task.owner === owner && !isTerminal(task.status) && !isExpired(task, now.getTime())) count++;
+    }
+    return count;
+  }
+
+  async prune(now = new Date()): Promise<number> {
+    let removed = 0;
+    for (const [id, task] of this.#tasks) {
+      if (isExpired(task, now.getTime())) {
+        this.#tasks.delete(id);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  async close(): Promise<void> {
+    this.#tasks.clear();
+  }
+
+  #live(taskId: string, now: number): TaskRecord | undefined {
+    const task = this.#tasks.get(taskId);
+    if (task === undefined) return undefined;
+    if (isExpired(task, now)) {
+      this.#tasks.delete(taskId);
+      return undefined;
+    }
+    return task;
+  }
+}
