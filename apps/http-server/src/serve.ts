@@ -5,7 +5,7 @@ import { checkAuthConfigured, checkHostAndOrigin, resolveOriginPolicy } from "@t
 import { DatabaseConnectError, openPacks, PackConfigError } from "@toolshed/packs";
 import { type OpenTelemetry, startOpenTelemetry } from "@toolshed/packs/telemetry";
 import type { Logger, Pack } from "@toolshed/schema";
-import { createLogger, SqliteTaskStore } from "@toolshed/server";
+import { createLogger, PostgresTaskStore, SqliteTaskStore } from "@toolshed/server";
 import type { HttpServerConfig } from "./args.js";
 import { loadSecret, loadTokens } from "./load-tokens.js";
 import { createPrometheusMetrics, isMetricsRequest, METRICS_PATH } from "./metrics.js";
@@ -171,6 +171,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
     }
   }
   try {
+    const tasks = await tasksIn(opened, options.app?.tasks);
     http = createHttpApp({
       version: VERSION,
       ...options.app,
@@ -191,7 +192,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       ...(changes ? { changes } : {}),
       ...(options.stateSecret === undefined ? {} : { stateSecret: options.stateSecret }),
       ready: () => opened.readiness(),
-      tasks: tasksOn(opened, options.app?.tasks),
+      tasks,
     });
   } catch (error) {
     server.close();
@@ -300,12 +301,14 @@ function introspectionOf(options: StartHttpServerOptions): HttpAppOptions["intro
   };
 }
 
-/** Tasks live in the SQLite file next to the packs' tables, unless the app says otherwise. */
-function tasksOn(
+/** Tasks live in the packs' database (SQLite file or PostgreSQL), unless the app says otherwise. */
+export async function tasksIn(
   opened: Awaited<ReturnType<typeof openPacks>>,
   tasks: HttpAppOptions["tasks"],
-): NonNullable<HttpAppOptions["tasks"]> {
+): Promise<NonNullable<HttpAppOptions["tasks"]>> {
   if (tasks === false) return false;
+  if (tasks?.store) return tasks;
+  if (opened.tasksPostgres) return { store: await PostgresTaskStore.open(opened.tasksPostgres), ...tasks };
   return { ...(opened.tasksDatabase ? { store: new SqliteTaskStore(opened.tasksDatabase) } : {}), ...tasks };
 }
 

@@ -1,6 +1,5 @@
-// The tasks extension (io.modelcontextprotocol/tasks, 2026-07-28) as a client sees it over HTTP:
-// raw JSON-RPC POSTs with the _meta envelope and the extension's headers (the SDK's clients cannot
-// drive tasks), against startHttpServer on a SQLite file, where the app keeps tasks by default.
+// The tasks extension (io.modelcontextprotocol/tasks, 2026-07-28) as a client sees it over HTTP
+// (tasks-client.ts), against startHttpServer on a SQLite file, where the app keeps tasks by default.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,9 +8,14 @@ import { definePack, defineTool } from "@toolshed/schema";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type RunningHttpServer, startHttpServer } from "../src/index.js";
+import { EXTENSION, ended, expectAck, type RpcOptions, rpc as rawRpc, until as rawUntil } from "./tasks-client.js";
 
-const V = "2026-07-28";
-const EXTENSION = "io.modelcontextprotocol/tasks";
+/** Alice's requests unless another token is given. */
+const rpc = (url: string, method: string, params: Record<string, unknown>, options: RpcOptions = {}) =>
+  rawRpc(url, method, params, { token: ALICE, ...options });
+const until = (url: string, taskId: string, done: (task: Record<string, unknown>) => boolean) =>
+  rawUntil(url, taskId, done, ALICE);
+
 const ALICE = "alice-token-0123456789abcdef0123456789";
 const BOB = "bob-token-0123456789abcdef0123456789ab";
 
@@ -130,72 +134,6 @@ async function serve(db = tempDb(), maxLivePerCaller?: number): Promise<RunningH
   servers.push(server);
   return server;
 }
-
-let nextId = 0;
-interface Answer {
-  status: number;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: Record<string, unknown> };
-}
-
-/** One 2026-07-28 request, with the extension declared unless `tasks` is false. */
-async function rpc(
-  url: string,
-  method: string,
-  params: Record<string, unknown>,
-  { token = ALICE, tasks = true }: { token?: string; tasks?: boolean } = {},
-): Promise<Answer> {
-  const name = method === "tools/call" ? params.name : params.taskId;
-  const response = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": V,
-      "mcp-method": method,
-      ...(typeof name === "string" ? { "mcp-name": name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++nextId,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": V,
-          "io.modelcontextprotocol/clientInfo": { name: "tasks-test", version: "1.0.0" },
-          "io.modelcontextprotocol/clientCapabilities": {
-            elicitation: {},
-            ...(tasks ? { extensions: { [EXTENSION]: {} } } : {}),
-          },
-        },
-      },
-    }),
-  });
-  const body = (await response.json()) as Omit<Answer, "status">;
-  return { status: response.status, ...body };
-}
-
-/** tasks/get until `done` holds (or 10 s pass). */
-async function until(url: string, taskId: string, done: (task: Record<string, unknown>) => boolean) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { result, error } = await rpc(url, "tasks/get", { taskId });
-    if (error) throw new Error(`tasks/get failed: ${error.message}`);
-    if (result && done(result)) return result;
-    if (Date.now() > deadline) throw new Error(`task ${taskId} never got there: ${JSON.stringify(result)}`);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-  }
-}
-
-/** tasks/update and tasks/cancel answer an acknowledgement only, with none of the task's fields. */
-function expectAck(answer: Answer) {
-  expect(answer.result).toMatchObject({ resultType: "complete" });
-  expect(Object.keys(answer.result ?? {}).filter((key) => key !== "_meta")).toEqual(["resultType"]);
-}
-
-const ended = (task: Record<string, unknown>) => ["completed", "failed", "cancelled"].includes(String(task.status));
 
 describe("tasks over HTTP (2026-07-28, SQLite)", () => {
   it("an optional tool answers in the call without the extension, and as a task with it: progress in tasks/get, the result inlined once done", async () => {

@@ -1,7 +1,14 @@
 import { PassThrough } from "node:stream";
 import { DatabaseConnectError, type OpenedPacks, openPacks, PackConfigError } from "@toolshed/packs";
 import { type OpenTelemetry, startOpenTelemetry } from "@toolshed/packs/telemetry";
-import { createLogger, createServer, SqliteTaskStore, StdioTransport, type ToolshedServer } from "@toolshed/server";
+import {
+  createLogger,
+  createServer,
+  PostgresTaskStore,
+  SqliteTaskStore,
+  StdioTransport,
+  type ToolshedServer,
+} from "@toolshed/server";
 import { BIN_NAME, type StdioConfig, StdioUsageError } from "./args.js";
 import { InFlightTransport } from "./in-flight.js";
 import { packageVersion } from "./version.js";
@@ -69,14 +76,17 @@ export async function runStdioServer(config: StdioConfig, options: RunStdioOptio
   }
   let server: ToolshedServer;
   try {
+    const taskStore = opened.tasksPostgres
+      ? await PostgresTaskStore.open(opened.tasksPostgres)
+      : opened.tasksDatabase && new SqliteTaskStore(opened.tasksDatabase);
     server = createServer({
       name: "toolshed",
       version,
       packs: opened.packs,
       readOnly: config.readOnly,
       ...(config.strictArguments ? { coerce: false } : {}),
-      // Tasks live in the SQLite file next to the packs' tables.
-      ...(opened.tasksDatabase ? { tasks: { store: new SqliteTaskStore(opened.tasksDatabase) } } : {}),
+      // Tasks live in the packs' database, next to their tables.
+      ...(taskStore ? { tasks: { store: taskStore } } : {}),
       logger,
     });
   } catch (error) {

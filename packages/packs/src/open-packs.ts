@@ -1,5 +1,6 @@
 import type { Pack } from "@toolshed/schema";
 import type { SqliteDatabase, SqliteDriver, SqliteDriverChoice } from "@toolshed/storage";
+import type { PgPool } from "@toolshed/storage/postgres";
 import { checkDatabaseUrl } from "./database-url.js";
 import { openSqlitePacks } from "./open-sqlite.js";
 import { PACK_NAMES, type PackName } from "./pack-names.js";
@@ -49,6 +50,12 @@ export interface OpenedPacks {
    * Undefined on PostgreSQL and when the database is opened read-only.
    */
   tasksDatabase?: SqliteDatabase;
+  /**
+   * On PostgreSQL, the stores' pool, for the tasks of the extension
+   * (`await PostgresTaskStore.open(tasksPostgres)` of @toolshed/server); ended with the packs.
+   * Undefined on SQLite and when the database is opened read-only.
+   */
+  tasksPostgres?: PgPool;
   /** True when the database answers a query (SELECT 1) and no store failed lately to write to it. */
   ready(): Promise<boolean>;
   /**
@@ -78,14 +85,17 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
   let stores: OpenedStores;
   let sqliteDriver: SqliteDriver | undefined;
   let tasksDatabase: SqliteDatabase | undefined;
+  let tasksPostgres: PgPool | undefined;
   if (options.databaseUrl !== undefined) {
     checkDatabaseUrl(options.databaseUrl);
     const { openPostgresPacks } = await import("./open-postgres.js");
-    stores = await openPostgresPacks(options.databaseUrl, names, {
+    const postgres = await openPostgresPacks(options.databaseUrl, names, {
       ...common,
       ...(options.databaseSchema === undefined ? {} : { schema: options.databaseSchema }),
       ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }),
     });
+    stores = postgres;
+    tasksPostgres = postgres.tasksPostgres;
   } else {
     const sqlite = await openSqlitePacks(options.db ?? ":memory:", names, {
       ...common,
@@ -118,6 +128,7 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
     database: options.databaseUrl === undefined ? "sqlite" : "postgres",
     ...(sqliteDriver === undefined ? {} : { sqliteDriver }),
     ...(tasksDatabase === undefined ? {} : { tasksDatabase }),
+    ...(tasksPostgres === undefined ? {} : { tasksPostgres }),
     readiness,
     async ready() {
       return (await readiness()).ready;

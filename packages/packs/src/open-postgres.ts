@@ -29,7 +29,7 @@ export async function openPostgresPacks(
   url: string,
   names: readonly PackName[],
   options: PostgresPacksOptions,
-): Promise<OpenedStores> {
+): Promise<OpenedStores & { tasksPostgres?: PgPool }> {
   const { checkPgSchemas, createPgPool, pgIdentifier } = await import("@toolshed/storage/postgres");
   const schema = options.schema;
   const pool = createPgPool(url, {
@@ -78,6 +78,8 @@ export async function openPostgresPacks(
   const probe = createPgPool(url, { max: 1, connectionTimeoutMs: 2000, ...(schema === undefined ? {} : { schema }) });
   return {
     packs,
+    // The tasks extension's table shares the stores' pool; a read-only database keeps no tasks.
+    ...(readOnly ? {} : { tasksPostgres: pool }),
     async ping() {
       await probe.query("SELECT 1");
     },

@@ -39,6 +39,7 @@ export type { CallOutcome } from "./run-tool.js";
 export type { ToolCallOutcome, ToolOutcomeListener } from "./runtime/parts.js";
 export { type CreateServerOptions, createServer, type ToolshedServer } from "./server.js";
 export { StdioTransport, type StdioTransportOptions } from "./stdio.js";
+export { PostgresTaskStore, type TaskPgPool, type TaskPgQueryable } from "./tasks/postgres-task-store.js";
 export { SqliteTaskStore, type TaskSqlite } from "./tasks/sqlite-task-store.js";
 export type { TaskRecord, TaskStatus } from "./tasks/task-record.js";
 export { MemoryTaskStore, type TaskStore } from "./tasks/task-store.js";

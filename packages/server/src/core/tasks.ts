@@ -67,6 +67,12 @@ export interface TaskOptions {
   maxLivePerCaller?: number;
   /** How long a task's handler may run when its tool sets no `timeoutMs` (default 10 minutes). */
   timeoutMs?: number;
+  /**
+   * How long a task outlives a silent server (default 10 s): the server running a task renews its
+   * lease every second or so; when it stops (killed, crashed), any instance reads the task as failed
+   * with a retryable error once the lease has run out.
+   */
+  leaseMs?: number;
 }
 
 /** Runs a tools/call as a task: the handler in the background, its end written to the store. */
@@ -81,6 +87,11 @@ export class TaskRunner {
   readonly #running = new Map<string, Cancellation>();
   /** Their ends being written, so that close() can wait for them. */
   readonly #finishing = new Set<Promise<void>>();
+  /** This process, as the worker of the tasks it runs. */
+  readonly #worker = randomBytes(9).toString("base64url");
+  readonly #leaseMs: number;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #lastPrune = 0;
 
   constructor(options: TaskOptions) {
     this.#store = options.store ?? new MemoryTaskStore();
@@ -88,6 +99,7 @@ export class TaskRunner {
     this.#pollIntervalMs = options.pollIntervalMs ?? 500;
     this.#maxLive = options.maxLivePerCaller ?? 100;
     this.timeoutMs = options.timeoutMs ?? 10 * 60 * 1000;
+    this.#leaseMs = options.leaseMs ?? 10_000;
   }
 
   /** Makes a task for this call; it is kept (a tasks/get finds it) before this resolves. */
@@ -109,10 +121,13 @@ export class TaskRunner {
       lastUpdatedAt: now,
       ttlMs: this.#ttlMs,
       pollIntervalMs: this.#pollIntervalMs,
+      worker: this.#worker,
+      leaseUntil: Date.now() + this.#leaseMs,
     };
     await this.#store.create(task);
     const cancel = new Cancellation();
     this.#running.set(task.taskId, cancel);
+    this.#beat();
     return { taskId: task.taskId, toolName, cancel, answer: { resultType: "task", ...wireTask(task) } };
   }
 
@@ -129,6 +144,35 @@ export class TaskRunner {
       cancel.abort(new UnavailableError("the server stopped while the task ran; call the tool again"));
     }
     await Promise.allSettled([...this.#finishing]);
+    clearTimeout(this.#heartbeat);
+    this.#heartbeat = undefined;
+  }
+
+  /**
+   * While tasks run here: renews their leases, stops the handlers whose cancel was asked for on
+   * any instance, and now and then removes expired tasks. Does not keep the process alive.
+   */
+  #beat(): void {
+    if (this.#heartbeat !== undefined || this.#running.size === 0) return;
+    const every = Math.max(50, Math.min(1_000, Math.floor(this.#leaseMs / 3)));
+    this.#heartbeat = setTimeout(async () => {
+      const ids = [...this.#running.keys()];
+      try {
+        const stop = await this.#store.renew(this.#worker, ids, Date.now() + this.#leaseMs);
+        for (const taskId of stop) {
+          this.#running.get(taskId)?.abort(cancelled());
+        }
+        if (Date.now() - this.#lastPrune > 60_000) {
+          this.#lastPrune = Date.now();
+          await this.#store.prune();
+        }
+      } catch {
+        // The store is down for now: the next beat tries again, before the leases run out.
+      }
+      this.#heartbeat = undefined;
+      this.#beat();
+    }, every);
+    this.#heartbeat.unref();
   }
 
   async #finish({ taskId, toolName, cancel }: StartedTask, work: Promise<CallToolResult>): Promise<void> {
@@ -210,7 +254,8 @@ export class TaskRunner {
           delete received[k];
           return schema.parse(answer);
         }
-        await new Promise<void>((resolve) => setTimeout(resolve, 50));
+        // The answer comes through the store, from whichever instance got the tasks/update.
+        await new Promise<void>((resolve) => setTimeout(resolve, 100));
       }
     };
     return {
@@ -247,7 +292,7 @@ export class TaskRunner {
     const taskId = requireString("tasks/cancel", call.params, "taskId", "the task id from tools/call");
     const owner = principalOf(call.scope.authInfo) ?? "";
     if (!(await this.#store.cancel(taskId, owner))) throw unknownTask(taskId);
-    this.#running.get(taskId)?.abort(new JsonRpcError(JsonRpcCode.InvalidRequest, "the task was cancelled"));
+    this.#running.get(taskId)?.abort(cancelled());
     return { resultType: "complete" };
   }
 
@@ -258,6 +303,9 @@ export class TaskRunner {
     return task;
   }
 }
+
+/** Why a handler's signal is aborted by tasks/cancel, on this instance or another. */
+const cancelled = () => new JsonRpcError(JsonRpcCode.InvalidRequest, "the task was cancelled");
 
 const unknownTask = (taskId: string) =>
   new JsonRpcError(

@@ -2,8 +2,12 @@ import {
   applyAnswers,
   applyCancel,
   applyChange,
+  applyRenewal,
   expiresAt,
+  hasLostWorker,
   isExpired,
+  isLive,
+  settleLostWorker,
   type TaskChange,
   type TaskRecord,
 } from "./task-record.js";
@@ -15,6 +19,7 @@ export interface TaskSqlite {
   prepare(sql: string): {
     run(...params: unknown[]): unknown;
     get(...params: unknown[]): unknown;
+    all(...params: unknown[]): unknown[];
   };
   transaction<F extends (...args: never[]) => unknown>(fn: F): { immediate(...args: Parameters<F>): ReturnType<F> };
 }
@@ -51,8 +56,16 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
-    const task = this.#read(taskId, now);
-    return task && task.owner === owner ? task : undefined;
+    // A plain read; only a task whose worker is lost is written (failed), in a transaction.
+    const read = this.#read(taskId, now);
+    if (read === undefined || read.owner !== owner) return undefined;
+    if (!hasLostWorker(read, now.getTime())) return read;
+    let found: TaskRecord | undefined;
+    this.#change(taskId, owner, now, (task) => {
+      found = task;
+      return undefined;
+    });
+    return found;
   }
 
   async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
@@ -90,12 +103,27 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async liveCount(owner: string, now = new Date()): Promise<number> {
-    const row = this.#db
+    // Few rows (a caller's unfinished tasks, capped): their leases are read from the task itself.
+    const rows = this.#db
       .prepare(
-        `SELECT count(*) AS n FROM toolshed_tasks WHERE owner = ? AND status NOT IN ${TERMINAL_SQL} AND (expires_at IS NULL OR expires_at > ?)`,
+        `SELECT data FROM toolshed_tasks WHERE owner = ? AND status NOT IN ${TERMINAL_SQL} AND (expires_at IS NULL OR expires_at > ?)`,
       )
-      .get(owner, now.getTime()) as { n: number };
-    return Number(row.n);
+      .all(owner, now.getTime()) as Array<{ data: string }>;
+    return rows.filter((row) => isLive(JSON.parse(row.data) as TaskRecord, now.getTime())).length;
+  }
+
+  async renew(worker: string, taskIds: readonly string[], leaseUntil: number, now = new Date()): Promise<string[]> {
+    const stop: string[] = [];
+    for (const taskId of taskIds) {
+      let held = false;
+      this.#change(taskId, undefined, now, (task) => {
+        const next = applyRenewal(task, worker, leaseUntil);
+        held = next !== undefined;
+        return next;
+      });
+      if (!held) stop.push(taskId);
+    }
+    return stop;
   }
 
   async prune(now = new Date()): Promise<number> {
@@ -116,7 +144,10 @@ export class SqliteTaskStore implements TaskStore {
     return isExpired(task, now.getTime()) ? undefined : task;
   }
 
-  /** Reads, changes and writes one task in a transaction; `change` returning undefined writes nothing. */
+  /**
+   * Reads, changes and writes one task in a transaction, as it stands at `now` (failed once its
+   * worker is lost); `change` returning undefined writes nothing more.
+   */
   #change(
     taskId: string,
     owner: string | undefined,
@@ -124,13 +155,16 @@ export class SqliteTaskStore implements TaskStore {
     change: (task: TaskRecord) => TaskRecord | undefined,
   ): TaskRecord | undefined {
     const run = this.#db.transaction(() => {
-      const task = this.#read(taskId, now);
-      if (task === undefined || (owner !== undefined && task.owner !== owner)) return undefined;
+      const read = this.#read(taskId, now);
+      if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
+      const task = settleLostWorker(read, now);
       const next = change(task);
-      if (next === undefined || next === task) return next;
-      this.#db
-        .prepare("UPDATE toolshed_tasks SET status = ?, data = ? WHERE task_id = ?")
-        .run(next.status, JSON.stringify(next), taskId);
+      const written = next ?? task;
+      if (written !== read) {
+        this.#db
+          .prepare("UPDATE toolshed_tasks SET status = ?, data = ? WHERE task_id = ?")
+          .run(written.status, JSON.stringify(written), taskId);
+      }
       return next;
     });
     return run.immediate();

@@ -1,3 +1,5 @@
+import { ERROR_META_KEY, toolErrorResult, UnavailableError } from "@toolshed/errors";
+
 // A task of the io.modelcontextprotocol/tasks extension as every store keeps it, and the one set
 // of rules for changing it, so the in-memory, SQLite and PostgreSQL stores cannot disagree.
 
@@ -37,6 +39,13 @@ export interface TaskRecord {
   progress?: { progress: number; total?: number; message?: string };
   /** Set by tasks/cancel; the handler's signal is aborted and the task ends cancelled. */
   cancelRequested?: boolean;
+  /** The server process running the handler (TaskRunner's worker id). */
+  worker?: string;
+  /**
+   * Until when (epoch ms) that process vouches for the task; it renews this while the handler runs.
+   * A task still going after it has lost its worker (a crash, a kill): it is read as failed.
+   */
+  leaseUntil?: number;
 }
 
 /** What a change may set; `undefined` leaves a field as it is. */
@@ -49,6 +58,50 @@ export interface TaskChange {
   ask?: Record<string, InputRequest>;
   progress?: { progress: number; total?: number; message?: string };
   pollIntervalMs?: number;
+}
+
+const lost = new UnavailableError("the server running the task stopped before it ended; call the tool again");
+
+/** Why a task whose worker stopped renewing it is failed: the class a client retries on (C9). */
+export const WORKER_LOST: { code: number; message: string; data: Record<string, unknown> } = {
+  code: -32603,
+  message: lost.message,
+  data: { [ERROR_META_KEY]: toolErrorResult("task", lost)._meta[ERROR_META_KEY] },
+};
+
+/** A task that has not ended but whose worker stopped renewing its lease. */
+export function hasLostWorker(task: TaskRecord, now: number): boolean {
+  return !isTerminal(task.status) && task.leaseUntil !== undefined && now > task.leaseUntil;
+}
+
+/** The task as it reads at `now`: failed (retryable) when its worker is gone, else as it is. */
+export function settleLostWorker(task: TaskRecord, now: Date): TaskRecord {
+  if (!hasLostWorker(task, now.getTime())) return task;
+  const next: TaskRecord = {
+    ...task,
+    status: "failed",
+    statusMessage: WORKER_LOST.message,
+    error: structuredClone(WORKER_LOST),
+    lastUpdatedAt: now.toISOString(),
+  };
+  delete next.inputRequests;
+  delete next.inputResponses;
+  delete next.leaseUntil;
+  return next;
+}
+
+/** Whether a task counts against its caller's limit: not ended, not expired, its worker alive. */
+export function isLive(task: TaskRecord, now: number): boolean {
+  return !isTerminal(task.status) && !isExpired(task, now) && !hasLostWorker(task, now);
+}
+
+/**
+ * The worker's heartbeat: its lease on a task it still runs is extended. Undefined when it should
+ * stop running it (it ended, its cancel was asked for, or another worker holds it).
+ */
+export function applyRenewal(task: TaskRecord, worker: string, leaseUntil: number): TaskRecord | undefined {
+  if (isTerminal(task.status) || task.cancelRequested || task.worker !== worker) return undefined;
+  return { ...task, leaseUntil };
 }
 
 /** Which status may follow which: working and input_required alternate; a terminal status is final. */
@@ -86,6 +139,7 @@ export function applyChange(task: TaskRecord, change: TaskChange, now: Date): Ta
     if (isTerminal(status)) {
       delete next.inputRequests;
       delete next.inputResponses;
+      delete next.leaseUntil;
     }
   }
   if (change.statusMessage !== undefined) next.statusMessage = change.statusMessage;

@@ -1,7 +1,9 @@
 import { openSqlite } from "@toolshed/storage";
-import { describe, expect, it } from "vitest";
+import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
+import { afterAll, describe, expect, it } from "vitest";
+import { PostgresTaskStore } from "./postgres-task-store.js";
 import { SqliteTaskStore } from "./sqlite-task-store.js";
-import type { TaskRecord } from "./task-record.js";
+import { type TaskRecord, WORKER_LOST } from "./task-record.js";
 import { MemoryTaskStore, type TaskStore } from "./task-store.js";
 
 const T0 = new Date("2026-12-06T12:00:00.000Z");
@@ -106,8 +108,53 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStore>) 
       expect(await store.get("long", "alice", at(61_000))).toMatchObject({ status: "completed" });
       await store.close();
     });
+
+    it("reads a task whose worker stopped renewing its lease as failed, retryable; a renewal names the handlers to stop", async () => {
+      const store = await open();
+      const leased = (id: string, worker: string) => ({ ...task(id), worker, leaseUntil: at(1_000).getTime() });
+      await store.create(leased("l1", "w1"));
+      await store.create(leased("l2", "w1"));
+      await store.create(leased("l3", "w2"));
+      await store.cancel("l2", "alice", at(10));
+      // l2: cancel asked for (maybe on another instance); l3: another worker's; gone: no such task.
+      expect(await store.renew("w1", ["l1", "l2", "l3", "gone"], at(5_000).getTime(), at(500))).toEqual([
+        "l2",
+        "l3",
+        "gone",
+      ]);
+      expect(await store.liveCount("alice", at(900))).toBe(3);
+      expect(await store.liveCount("alice", at(4_000))).toBe(1);
+      expect((await store.get("l1", "alice", at(4_000)))?.status).toBe("working");
+      const lost = await store.get("l1", "alice", at(5_001));
+      expect(lost).toMatchObject({ status: "failed", error: WORKER_LOST, statusMessage: WORKER_LOST.message });
+      expect(WORKER_LOST.data).toEqual({
+        "toolshed.dev/error": { kind: "tool", code: "unavailable", retryable: true },
+      });
+      // The late worker's end is refused: the task stays failed as read.
+      expect(await store.update("l1", { status: "completed", result: { content: [] } }, at(5_002))).toBeUndefined();
+      expect(await store.get("l1", "alice", at(5_003))).toMatchObject({ status: "failed" });
+      expect(await store.liveCount("alice", at(5_003))).toBe(0);
+      await store.close();
+    });
   });
 }
 
 describeTaskStore("MemoryTaskStore", async () => new MemoryTaskStore());
 describeTaskStore("SqliteTaskStore", async () => new SqliteTaskStore(openSqlite(":memory:")));
+
+// PostgreSQL: a schema of its own for this file; skipped with a message when the database is not
+// there, except under CI, where pgReachable fails the run.
+const pg = await pgReachable();
+if (!pg) process.stderr.write(`PostgresTaskStore tests SKIPPED: PostgreSQL (${TEST_DATABASE_URL}) is not reachable\n`);
+let schema: TestSchema | undefined;
+afterAll(async () => {
+  await schema?.drop();
+});
+if (pg) {
+  describeTaskStore("PostgresTaskStore", async () => {
+    schema ??= await createTestSchema();
+    const pool = schema.pool({ max: 2 });
+    await pool.query("DROP TABLE IF EXISTS toolshed_tasks");
+    return PostgresTaskStore.open(pool);
+  });
+}

@@ -2,8 +2,10 @@ import {
   applyAnswers,
   applyCancel,
   applyChange,
+  applyRenewal,
   isExpired,
-  isTerminal,
+  isLive,
+  settleLostWorker,
   type TaskChange,
   type TaskRecord,
 } from "./task-record.js";
@@ -26,8 +28,14 @@ export interface TaskStore {
   takeAnswers(taskId: string, now?: Date): Promise<Record<string, unknown>>;
   /** tasks/cancel; false when the caller has no such task. */
   cancel(taskId: string, owner: string, now?: Date): Promise<boolean>;
-  /** The caller's tasks that have not ended. */
+  /** The caller's tasks that have not ended (nor lost their worker). */
   liveCount(owner: string, now?: Date): Promise<number>;
+  /**
+   * A worker's heartbeat: extends its lease on each of `taskIds` it still runs, until `leaseUntil`
+   * (epoch ms). Answers the ids whose handler should stop: cancel asked for (perhaps on another
+   * instance), ended, gone, or held by another worker.
+   */
+  renew(worker: string, taskIds: readonly string[], leaseUntil: number, now?: Date): Promise<string[]>;
   /** Removes expired tasks; how many. */
   prune(now?: Date): Promise<number>;
   close(): Promise<void>;
@@ -45,12 +53,12 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
-    const task = this.#live(taskId, now.getTime());
+    const task = this.#live(taskId, now);
     return task && task.owner === owner ? copy(task) : undefined;
   }
 
   async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
-    const task = this.#live(taskId, now.getTime());
+    const task = this.#live(taskId, now);
     const next = task && applyChange(task, change, now);
     if (next === undefined) return undefined;
     this.#tasks.set(taskId, next);
@@ -58,7 +66,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async answer(taskId: string, owner: string, responses: Record<string, unknown>, now = new Date()): Promise<boolean> {
-    const task = this.#live(taskId, now.getTime());
+    const task = this.#live(taskId, now);
     if (task === undefined || task.owner !== owner) return false;
     const next = applyAnswers(task, responses, now);
     if (next !== undefined) this.#tasks.set(taskId, next);
@@ -66,14 +74,14 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async takeAnswers(taskId: string, now = new Date()): Promise<Record<string, unknown>> {
-    const task = this.#live(taskId, now.getTime());
+    const task = this.#live(taskId, now);
     const answers = task?.inputResponses ?? {};
     if (task) delete task.inputResponses;
     return answers;
   }
 
   async cancel(taskId: string, owner: string, now = new Date()): Promise<boolean> {
-    const task = this.#live(taskId, now.getTime());
+    const task = this.#live(taskId, now);
     if (task === undefined || task.owner !== owner) return false;
     this.#tasks.set(taskId, applyCancel(task, now));
     return true;
@@ -82,9 +90,20 @@ export class MemoryTaskStore implements TaskStore {
   async liveCount(owner: string, now = new Date()): Promise<number> {
     let count = 0;
     for (const task of this.#tasks.values()) {
-      if (task.owner === owner && !isTerminal(task.status) && !isExpired(task, now.getTime())) count++;
+      if (task.owner === owner && isLive(task, now.getTime())) count++;
     }
     return count;
+  }
+
+  async renew(worker: string, taskIds: readonly string[], leaseUntil: number, now = new Date()): Promise<string[]> {
+    const stop: string[] = [];
+    for (const taskId of taskIds) {
+      const task = this.#live(taskId, now);
+      const next = task && applyRenewal(task, worker, leaseUntil);
+      if (next === undefined) stop.push(taskId);
+      else this.#tasks.set(taskId, next);
+    }
+    return stop;
   }
 
   async prune(now = new Date()): Promise<number> {
@@ -102,13 +121,16 @@ export class MemoryTaskStore implements TaskStore {
     this.#tasks.clear();
   }
 
-  #live(taskId: string, now: number): TaskRecord | undefined {
+  /** The task as it stands at `now`: gone once expired, failed once its worker is lost. */
+  #live(taskId: string, now: Date): TaskRecord | undefined {
     const task = this.#tasks.get(taskId);
     if (task === undefined) return undefined;
-    if (isExpired(task, now)) {
+    if (isExpired(task, now.getTime())) {
       this.#tasks.delete(taskId);
       return undefined;
     }
-    return task;
+    const settled = settleLostWorker(task, now);
+    if (settled !== task) this.#tasks.set(taskId, settled);
+    return settled;
   }
 }

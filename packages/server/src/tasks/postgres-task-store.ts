@@ -1,0 +1,199 @@
+import {
+  applyAnswers,
+  applyCancel,
+  applyChange,
+  applyRenewal,
+  expiresAt,
+  hasLostWorker,
+  isExpired,
+  isLive,
+  settleLostWorker,
+  type TaskChange,
+  type TaskRecord,
+} from "./task-record.js";
+import type { TaskStore } from "./task-store.js";
+
+/** What of a PostgreSQL connection (a `pg` pool client) this store uses. */
+export interface TaskPgQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+/** What of a PostgreSQL pool (`pg.Pool`, `createPgPool` of @toolshed/storage) this store uses. */
+export interface TaskPgPool extends TaskPgQueryable {
+  connect(): Promise<TaskPgQueryable & { release(): void }>;
+}
+
+const TABLE_SQL = `CREATE TABLE IF NOT EXISTS toolshed_tasks (
+  task_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  status TEXT NOT NULL,
+  expires_at BIGINT,
+  data JSONB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS toolshed_tasks_owner ON toolshed_tasks (owner, status);
+CREATE INDEX IF NOT EXISTS toolshed_tasks_expiry ON toolshed_tasks (expires_at) WHERE expires_at IS NOT NULL`;
+
+const TERMINAL_SQL = "('completed', 'failed', 'cancelled')";
+
+/**
+ * Tasks in PostgreSQL, shared by every instance on the database: one row each, the whole task as
+ * JSONB beside the columns the queries need. Every change locks the row (SELECT … FOR UPDATE), is
+ * checked by the shared rules and written in the same transaction, so two instances cannot both
+ * move a task. The table is made by `open` (in the pool's search_path).
+ */
+export class PostgresTaskStore implements TaskStore {
+  readonly #pool: TaskPgPool;
+
+  private constructor(pool: TaskPgPool) {
+    this.#pool = pool;
+  }
+
+  /** Makes the table when it is missing (instances starting together take turns), then the store. */
+  static async open(pool: TaskPgPool): Promise<PostgresTaskStore> {
+    await inTransaction(pool, async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('toolshed_tasks'))");
+      await client.query(TABLE_SQL);
+    });
+    return new PostgresTaskStore(pool);
+  }
+
+  async create(task: TaskRecord): Promise<void> {
+    await this.#pool.query(
+      "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, data) VALUES ($1, $2, $3, $4, $5::jsonb)",
+      [task.taskId, task.owner, task.status, expiresAt(task) ?? null, JSON.stringify(task)],
+    );
+  }
+
+  async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
+    // A plain read; only a task whose worker is lost is written (failed), under the row's lock.
+    const read = await readTask(this.#pool, taskId, now, false);
+    if (read === undefined || read.owner !== owner) return undefined;
+    if (!hasLostWorker(read, now.getTime())) return read;
+    let found: TaskRecord | undefined;
+    await this.#change(taskId, owner, now, (task) => {
+      found = task;
+      return undefined;
+    });
+    return found;
+  }
+
+  async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
+    return this.#change(taskId, undefined, now, (task) => applyChange(task, change, now));
+  }
+
+  async answer(taskId: string, owner: string, responses: Record<string, unknown>, now = new Date()): Promise<boolean> {
+    let found = false;
+    await this.#change(taskId, owner, now, (task) => {
+      found = true;
+      return applyAnswers(task, responses, now);
+    });
+    return found;
+  }
+
+  async takeAnswers(taskId: string, now = new Date()): Promise<Record<string, unknown>> {
+    let answers: Record<string, unknown> = {};
+    await this.#change(taskId, undefined, now, (task) => {
+      answers = task.inputResponses ?? {};
+      if (task.inputResponses === undefined) return undefined;
+      const next = { ...task };
+      delete next.inputResponses;
+      return next;
+    });
+    return answers;
+  }
+
+  async cancel(taskId: string, owner: string, now = new Date()): Promise<boolean> {
+    let found = false;
+    await this.#change(taskId, owner, now, (task) => {
+      found = true;
+      return applyCancel(task, now);
+    });
+    return found;
+  }
+
+  async liveCount(owner: string, now = new Date()): Promise<number> {
+    // Few rows (a caller's unfinished tasks, capped): their leases are read from the task itself.
+    const { rows } = await this.#pool.query(
+      `SELECT data FROM toolshed_tasks WHERE owner = $1 AND status NOT IN ${TERMINAL_SQL} AND (expires_at IS NULL OR expires_at > $2)`,
+      [owner, now.getTime()],
+    );
+    return (rows as Array<{ data: TaskRecord }>).filter((row) => isLive(row.data, now.getTime())).length;
+  }
+
+  async renew(worker: string, taskIds: readonly string[], leaseUntil: number, now = new Date()): Promise<string[]> {
+    const stop: string[] = [];
+    for (const taskId of taskIds) {
+      let held = false;
+      await this.#change(taskId, undefined, now, (task) => {
+        const next = applyRenewal(task, worker, leaseUntil);
+        held = next !== undefined;
+        return next;
+      });
+      if (!held) stop.push(taskId);
+    }
+    return stop;
+  }
+
+  async prune(now = new Date()): Promise<number> {
+    const result = await this.#pool.query(
+      "DELETE FROM toolshed_tasks WHERE expires_at IS NOT NULL AND expires_at <= $1",
+      [now.getTime()],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** The pool is the caller's (the packs' pool): it is not ended here. */
+  async close(): Promise<void> {}
+
+  /** Locks, changes and writes one task in a transaction, as it stands at `now`; see SqliteTaskStore. */
+  async #change(
+    taskId: string,
+    owner: string | undefined,
+    now: Date,
+    change: (task: TaskRecord) => TaskRecord | undefined,
+  ): Promise<TaskRecord | undefined> {
+    return inTransaction(this.#pool, async (client) => {
+      const read = await readTask(client, taskId, now, true);
+      if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
+      const task = settleLostWorker(read, now);
+      const next = change(task);
+      const written = next ?? task;
+      if (written !== read) {
+        await client.query("UPDATE toolshed_tasks SET status = $1, data = $2::jsonb WHERE task_id = $3", [
+          written.status,
+          JSON.stringify(written),
+          taskId,
+        ]);
+      }
+      return next;
+    });
+  }
+}
+
+async function readTask(
+  db: TaskPgQueryable,
+  taskId: string,
+  now: Date,
+  lock: boolean,
+): Promise<TaskRecord | undefined> {
+  const { rows } = await db.query(`SELECT data FROM toolshed_tasks WHERE task_id = $1${lock ? " FOR UPDATE" : ""}`, [
+    taskId,
+  ]);
+  const task = (rows[0] as { data: TaskRecord } | undefined)?.data;
+  return task === undefined || isExpired(task, now.getTime()) ? undefined : task;
+}
+
+async function inTransaction<T>(pool: TaskPgPool, fn: (client: TaskPgQueryable) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
