@@ -1,5 +1,6 @@
 // Contender: Toolshed's HTTP server as the bin runs it (startHttpServer), notes pack on the shared
-// SQLite file plus an `add` pack. `--mode stateless|sessions`.
+// SQLite file plus an `add` pack. `--mode stateless|sessions`; `--tasks on` lets `add` run as a task
+// of the tasks extension (bench/tasks.mjs), kept in the same SQLite file.
 import { startHttpServer } from "@toolshed/http-server";
 import { definePack, defineTool } from "@toolshed/schema";
 import { ADD, add, announce, argsOf } from "./tools.mjs";
@@ -14,6 +15,7 @@ const addPack = definePack({
       input: ADD.input,
       output: ADD.output,
       annotations: { readOnlyHint: true },
+      ...(args.tasks === "on" ? { task: "optional" } : {}),
       handler: add,
     }),
   ],

@@ -41,6 +41,8 @@ describe("2026-07-28 over HTTP", () => {
           resources: { listChanged: true, subscribe: true },
           prompts: { listChanged: false },
           completions: {},
+          // crm_bulk_update_tier may run as a task.
+          extensions: { "io.modelcontextprotocol/tasks": {} },
         },
         resultType: "complete",
         ttlMs: 300_000,

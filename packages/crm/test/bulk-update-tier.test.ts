@@ -1,4 +1,7 @@
+import type { TaskChange } from "@toolshed/server";
+import { createLogger, createServer, MemoryTaskStore } from "@toolshed/server";
 import { afterEach, describe, expect, it } from "vitest";
+import { crmPack } from "../src/index.js";
 import { type CrmFixture, databaseState, errorMeta, startCrm, text } from "./helpers.js";
 
 let crm: CrmFixture;
@@ -203,5 +206,69 @@ describe("crm_bulk_update_tier", () => {
       "Invalid arguments for tool crm_bulk_update_tier:\naccount_ids: must have at most 100 items (got 101)",
     );
     expect(databaseState(crm.dbPath)).toEqual(before);
+  });
+});
+
+describe("crm_bulk_update_tier as a task (2026-07-28, the tasks extension)", () => {
+  /** Keeps every progress report a task writes, so none is missed between two polls. */
+  class RecordingStore extends MemoryTaskStore {
+    readonly reports: unknown[] = [];
+    override async update(taskId: string, change: TaskChange, now?: Date) {
+      if (change.progress) this.reports.push(change.progress);
+      return super.update(taskId, change, now);
+    }
+  }
+
+  it("answers at once with a task, reports each account as it ends, and ends with the partial-success envelope", async () => {
+    crm = await startCrm({ faults: { latencyMs: 5 } });
+    const store = new RecordingStore();
+    const server = createServer({
+      name: "crm-tasks",
+      version: "1.0.0",
+      packs: [crmPack({ store: crm.faulty })],
+      logger: createLogger({ level: "silent" }),
+      tasks: { store },
+    });
+    let id = 0;
+    const request = (method: string, params: Record<string, unknown>) =>
+      server.core.dispatch(
+        {
+          jsonrpc: "2.0",
+          id: ++id,
+          method,
+          params: {
+            ...params,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+            },
+          },
+        },
+        { signal: new AbortController().signal, logger: createLogger({ level: "silent" }) },
+      ) as Promise<{ result: Record<string, unknown> }>;
+    const ids = ["acc_1006", "acc_1002", "acc_9999", "acc_1034", "acc_1003"];
+    const created = await request("tools/call", {
+      name: "crm_bulk_update_tier",
+      arguments: { account_ids: ids, new_tier: "enterprise" },
+    });
+    expect(created.result).toMatchObject({ resultType: "task", status: "working" });
+    let task: Record<string, unknown> = {};
+    for (let i = 0; i < 500 && task.status !== "completed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      task = (await request("tasks/get", { taskId: created.result.taskId })).result;
+    }
+    expect(store.reports).toEqual(
+      [1, 2, 3, 4, 5].map((done) => ({ progress: done, total: 5, message: `${done} of 5 accounts` })),
+    );
+    const batch = (task.result as { structuredContent: Batch }).structuredContent;
+    expect(task.result).toMatchObject({ isError: false });
+    expect(batch).toMatchObject({ succeeded_count: 3, failed_count: 2 });
+    expect(batch.succeeded.map((s) => s.id)).toEqual(["acc_1006", "acc_1002", "acc_1003"]);
+    expect(batch.failed).toEqual([
+      { id: "acc_9999", reason: "not_found", message: NOT_FOUND_9999, retryable: false },
+      { id: "acc_1034", reason: "archived", message: ARCHIVED_1034, retryable: false },
+    ]);
+    expect((await crm.store.getAccount("acc_1003"))?.tier).toBe("enterprise");
+    await server.close();
   });
 });

@@ -288,6 +288,27 @@ describe("runBatch", () => {
     expect(isBatchResult(result)).toBe(true);
   });
 
+  it("reports progress after each item, failed ones too, in order; a report that throws fails nothing", async () => {
+    const reports: string[] = [];
+    const result = await runBatch(
+      [1, 2, 3, 4],
+      async (n) => {
+        await sleep((5 - n) * 2);
+        if (n === 2) throw new NotFoundError("No item 2");
+        return n;
+      },
+      {
+        concurrency: 2,
+        progress: (done, total) => {
+          reports.push(`${done}/${total}`);
+          if (done === 3) throw new Error("the client went away");
+        },
+      },
+    );
+    expect(reports).toStrictEqual(["1/4", "2/4", "3/4", "4/4"]);
+    expect(result).toMatchObject({ succeeded_count: 3, failed_count: 1, succeeded: [1, 3, 4] });
+  });
+
   it("C11: runs one item at a time, in order, by default", async () => {
     let inFlight = 0;
     let maxInFlight = 0;

@@ -96,6 +96,11 @@ export interface RunBatchOptions<I> extends BatchOptions {
   concurrency?: number;
   /** Stops starting new items once aborted; those left are failed as `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * Told after each item ends, succeeded or failed: how many have ended, of how many (a tool passes
+   * its `ctx.progress`). Awaited, so reports arrive in order; a report that fails is ignored.
+   */
+  progress?: (done: number, total: number) => unknown;
 }
 
 /** Runs `fn` for each item on its own and collects a {@link BatchResult}. */
@@ -108,6 +113,7 @@ export async function runBatch<I, T>(
   const idOf = options.id ?? ((item: I) => String(item));
   const outcomes: Array<{ ok: true; value: T } | { ok: false; error: unknown }> = new Array(items.length);
   let next = 0;
+  let done = 0;
   const worker = async () => {
     while (next < items.length) {
       const index = next++;
@@ -123,6 +129,14 @@ export async function runBatch<I, T>(
         outcomes[index] = { ok: true, value: await fn(item, index) };
       } catch (error) {
         outcomes[index] = { ok: false, error };
+      }
+      done++;
+      if (options.progress) {
+        try {
+          await options.progress(done, items.length);
+        } catch {
+          // A report that cannot be sent does not fail the item.
+        }
       }
     }
   };

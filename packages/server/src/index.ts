@@ -41,6 +41,6 @@ export { type CreateServerOptions, createServer, type ToolshedServer } from "./s
 export { StdioTransport, type StdioTransportOptions } from "./stdio.js";
 export { PostgresTaskStore, type TaskPgPool, type TaskPgQueryable } from "./tasks/postgres-task-store.js";
 export { SqliteTaskStore, type TaskSqlite } from "./tasks/sqlite-task-store.js";
-export type { TaskRecord, TaskStatus } from "./tasks/task-record.js";
+export type { TaskChange, TaskRecord, TaskStatus } from "./tasks/task-record.js";
 export { MemoryTaskStore, type TaskStore } from "./tasks/task-store.js";
 export { TelemetryAttr, TelemetryMetric, type TraceContextCarrier } from "./telemetry.js";

@@ -66,6 +66,8 @@ export function bulkUpdateTierTool({ store, call }: CrmDeps) {
     output: bulkUpdateTierOutput,
     // Overwrites each account's tier (the previous one is reported); repeating the call changes nothing more.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    // Up to 100 updates: a client that allows tasks (2026-07-28) gets one and follows its progress.
+    task: "optional",
     handler: ({ account_ids, new_tier }, ctx) =>
       runBatch(
         account_ids,
@@ -76,7 +78,13 @@ export function bulkUpdateTierTool({ store, call }: CrmDeps) {
           ctx.resourceUpdated?.(accountUri(id));
           return { id, name: update.account.name, previous_tier: update.previousTier, tier: update.account.tier };
         },
-        { concurrency: CONCURRENCY, signal: ctx.signal, toolName: TOOL_NAME, logger: ctx.logger },
+        {
+          concurrency: CONCURRENCY,
+          signal: ctx.signal,
+          toolName: TOOL_NAME,
+          logger: ctx.logger,
+          progress: (done, total) => ctx.progress(done, total, `${done} of ${total} accounts`),
+        },
       ),
   });
 }

@@ -33,7 +33,9 @@ const TABLE_SQL = `CREATE TABLE IF NOT EXISTS toolshed_tasks (
 CREATE INDEX IF NOT EXISTS toolshed_tasks_owner ON toolshed_tasks (owner, status);
 CREATE INDEX IF NOT EXISTS toolshed_tasks_expiry ON toolshed_tasks (expires_at) WHERE expires_at IS NOT NULL`;
 
-const TERMINAL_SQL = "('completed', 'failed', 'cancelled')";
+// The statuses of a task that has not ended, listed (not NOT IN the ended ones) so that the
+// (owner, status) index finds them without reading the caller's ended tasks.
+const LIVE_SQL = "('working', 'input_required')";
 
 /**
  * Tasks in PostgreSQL, shared by every instance on the database: one row each, the whole task as
@@ -114,7 +116,7 @@ export class PostgresTaskStore implements TaskStore {
   async liveCount(owner: string, now = new Date()): Promise<number> {
     // Few rows (a caller's unfinished tasks, capped): their leases are read from the task itself.
     const { rows } = await this.#pool.query(
-      `SELECT data FROM toolshed_tasks WHERE owner = $1 AND status NOT IN ${TERMINAL_SQL} AND (expires_at IS NULL OR expires_at > $2)`,
+      `SELECT data FROM toolshed_tasks WHERE owner = $1 AND status IN ${LIVE_SQL} AND (expires_at IS NULL OR expires_at > $2)`,
       [owner, now.getTime()],
     );
     return (rows as Array<{ data: TaskRecord }>).filter((row) => isLive(row.data, now.getTime())).length;

@@ -13,6 +13,8 @@ import {
 } from "./task-record.js";
 import type { TaskStore } from "./task-store.js";
 
+type Statement = ReturnType<TaskSqlite["prepare"]>;
+
 /** The part of an SQLite connection (`openSqlite` of @toolshed/storage, either driver) this store uses. */
 export interface TaskSqlite {
   exec(sql: string): unknown;
@@ -34,7 +36,9 @@ const TABLE_SQL = `CREATE TABLE IF NOT EXISTS toolshed_tasks (
 CREATE INDEX IF NOT EXISTS toolshed_tasks_owner ON toolshed_tasks (owner, status);
 CREATE INDEX IF NOT EXISTS toolshed_tasks_expiry ON toolshed_tasks (expires_at) WHERE expires_at IS NOT NULL;`;
 
-const TERMINAL_SQL = "('completed', 'failed', 'cancelled')";
+// The statuses of a task that has not ended, listed (not NOT IN the ended ones) so that the
+// (owner, status) index finds them without reading the caller's ended tasks.
+const LIVE_SQL = "('working', 'input_required')";
 
 /**
  * Tasks in the SQLite file the server already uses: one row each, the whole task as JSON beside the
@@ -42,17 +46,45 @@ const TERMINAL_SQL = "('completed', 'failed', 'cancelled')";
  * IMMEDIATE transaction, so two processes on one file cannot both move a task.
  */
 export class SqliteTaskStore implements TaskStore {
-  readonly #db: TaskSqlite;
+  // Prepared once: a statement prepared per call costs about a third of a small write.
+  readonly #insert: Statement;
+  readonly #select: Statement;
+  readonly #write: Statement;
+  readonly #live: Statement;
+  readonly #prune: Statement;
+  readonly #changeOne: { immediate(...args: unknown[]): unknown };
 
   constructor(db: TaskSqlite) {
-    this.#db = db;
     db.exec(TABLE_SQL);
+    this.#insert = db.prepare(
+      "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, data) VALUES (?, ?, ?, ?, ?)",
+    );
+    this.#select = db.prepare("SELECT data FROM toolshed_tasks WHERE task_id = ?");
+    this.#write = db.prepare("UPDATE toolshed_tasks SET status = ?, data = ? WHERE task_id = ?");
+    this.#live = db.prepare(
+      `SELECT data FROM toolshed_tasks WHERE owner = ? AND status IN ${LIVE_SQL} AND (expires_at IS NULL OR expires_at > ?)`,
+    );
+    this.#prune = db.prepare("DELETE FROM toolshed_tasks WHERE expires_at IS NOT NULL AND expires_at <= ?");
+    this.#changeOne = db.transaction(
+      (
+        taskId: string,
+        owner: string | undefined,
+        now: Date,
+        change: (task: TaskRecord) => TaskRecord | undefined,
+      ): TaskRecord | undefined => {
+        const read = this.#read(taskId, now);
+        if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
+        const task = settleLostWorker(read, now);
+        const next = change(task);
+        const written = next ?? task;
+        if (written !== read) this.#write.run(written.status, JSON.stringify(written), taskId);
+        return next;
+      },
+    ) as unknown as { immediate(...args: unknown[]): unknown };
   }
 
   async create(task: TaskRecord): Promise<void> {
-    this.#db
-      .prepare("INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, data) VALUES (?, ?, ?, ?, ?)")
-      .run(task.taskId, task.owner, task.status, expiresAt(task) ?? null, JSON.stringify(task));
+    this.#insert.run(task.taskId, task.owner, task.status, expiresAt(task) ?? null, JSON.stringify(task));
   }
 
   async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
@@ -104,11 +136,7 @@ export class SqliteTaskStore implements TaskStore {
 
   async liveCount(owner: string, now = new Date()): Promise<number> {
     // Few rows (a caller's unfinished tasks, capped): their leases are read from the task itself.
-    const rows = this.#db
-      .prepare(
-        `SELECT data FROM toolshed_tasks WHERE owner = ? AND status NOT IN ${TERMINAL_SQL} AND (expires_at IS NULL OR expires_at > ?)`,
-      )
-      .all(owner, now.getTime()) as Array<{ data: string }>;
+    const rows = this.#live.all(owner, now.getTime()) as Array<{ data: string }>;
     return rows.filter((row) => isLive(JSON.parse(row.data) as TaskRecord, now.getTime())).length;
   }
 
@@ -127,18 +155,14 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async prune(now = new Date()): Promise<number> {
-    const result = this.#db
-      .prepare("DELETE FROM toolshed_tasks WHERE expires_at IS NOT NULL AND expires_at <= ?")
-      .run(now.getTime()) as { changes: number };
+    const result = this.#prune.run(now.getTime()) as { changes: number };
     return result.changes;
   }
 
   async close(): Promise<void> {}
 
   #read(taskId: string, now: Date): TaskRecord | undefined {
-    const row = this.#db.prepare("SELECT data FROM toolshed_tasks WHERE task_id = ?").get(taskId) as
-      | { data: string }
-      | undefined;
+    const row = this.#select.get(taskId) as { data: string } | undefined;
     if (row === undefined) return undefined;
     const task = JSON.parse(row.data) as TaskRecord;
     return isExpired(task, now.getTime()) ? undefined : task;
@@ -154,19 +178,6 @@ export class SqliteTaskStore implements TaskStore {
     now: Date,
     change: (task: TaskRecord) => TaskRecord | undefined,
   ): TaskRecord | undefined {
-    const run = this.#db.transaction(() => {
-      const read = this.#read(taskId, now);
-      if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
-      const task = settleLostWorker(read, now);
-      const next = change(task);
-      const written = next ?? task;
-      if (written !== read) {
-        this.#db
-          .prepare("UPDATE toolshed_tasks SET status = ?, data = ? WHERE task_id = ?")
-          .run(written.status, JSON.stringify(written), taskId);
-      }
-      return next;
-    });
-    return run.immediate();
+    return this.#changeOne.immediate(taskId, owner, now, change) as TaskRecord | undefined;
   }
 }
