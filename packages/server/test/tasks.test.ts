@@ -1,6 +1,6 @@
 // The tasks extension in the protocol core, in process: when the server offers it, a task's life
 // on the default (in-memory) store, and what a 2025 client gets from a task-capable tool.
-import { definePack, defineTool } from "@toolshed/schema";
+import { type AnyTool, definePack, defineTool } from "@toolshed/schema";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connectInMemory, createLogger, createServer, type TaskOptions, type ToolshedServer } from "../src/index.js";
@@ -29,13 +29,23 @@ const job = defineTool({
   },
 });
 
+const crash = defineTool({
+  name: "crash",
+  description: "Fails with an unexpected error.",
+  input: z.object({}),
+  task: "required",
+  handler: () => {
+    throw new Error("secret connection string");
+  },
+});
+
 let server: ToolshedServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
 
-function make(tools = [plain, job], tasks?: TaskOptions | false): ToolshedServer {
+function make(tools: AnyTool[] = [plain, job], tasks?: TaskOptions | false): ToolshedServer {
   server = createServer({
     name: "t",
     version: "1",
@@ -98,6 +108,24 @@ describe("the tasks extension in the core", () => {
     expect(seen.some((t) => (t.progress as { total?: number } | undefined)?.total === 3)).toBe(true);
     // The task's own requests need the extension too, and say so before looking the task up.
     expect(error(await modern(s, "tasks/get", { taskId: created.taskId }, false)).code).toBe(-32021);
+  });
+
+  it("a crash is a failed task whose error carries the class under the same key as any error, masked", async () => {
+    const s = make([plain, job, crash]);
+    const created = result(await modern(s, "tools/call", { name: "crash", arguments: {} }));
+    let task: Record<string, unknown> = {};
+    for (let i = 0; i < 200 && task.status !== "failed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      task = result(await modern(s, "tasks/get", { taskId: created.taskId }));
+    }
+    const error = task.error as { code: number; message: string; data: Record<string, { ref?: string }> };
+    expect(error).toMatchObject({
+      code: -32603,
+      data: { "toolshed.dev/error": { kind: "internal", code: "internal_error", retryable: false } },
+    });
+    expect(error.message).toContain(`ref ${error.data["toolshed.dev/error"]?.ref}`);
+    expect(JSON.stringify(task)).not.toContain("secret");
+    expect(task.result).toBeUndefined();
   });
 
   it("a 2025 client has no tasks: a task-capable tool answers it in the call", async () => {

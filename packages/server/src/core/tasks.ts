@@ -193,7 +193,12 @@ export class TaskRunner {
         const text = (result.content?.[0] as { text?: string } | undefined)?.text ?? "Internal error";
         await this.#store.update(taskId, {
           status: "failed",
-          error: { code: JsonRpcCode.InternalError, message: text, data: result._meta?.[ERROR_META_KEY] },
+          // Under the same key as every other error's class (C9): a client reads one shape.
+          error: {
+            code: JsonRpcCode.InternalError,
+            message: text,
+            data: { [ERROR_META_KEY]: result._meta?.[ERROR_META_KEY] },
+          },
           statusMessage: text,
         });
       } else await this.#store.update(taskId, { status: "completed", result: result as Record<string, unknown> });

@@ -1,17 +1,5 @@
-import {
-  applyAnswers,
-  applyCancel,
-  applyChange,
-  applyRenewal,
-  expiresAt,
-  hasLostWorker,
-  isExpired,
-  isLive,
-  settleLostWorker,
-  type TaskChange,
-  type TaskRecord,
-} from "./task-record.js";
-import type { TaskStore } from "./task-store.js";
+import { type ChangeTask, DatabaseTaskStore } from "./database-task-store.js";
+import { expiresAt, isExpired, isLive, settleLostWorker, type TaskRecord } from "./task-record.js";
 
 /** What of a PostgreSQL connection (a `pg` pool client) this store uses. */
 export interface TaskPgQueryable {
@@ -43,10 +31,11 @@ const LIVE_SQL = "('working', 'input_required')";
  * checked by the shared rules and written in the same transaction, so two instances cannot both
  * move a task. The table is made by `open` (in the pool's search_path).
  */
-export class PostgresTaskStore implements TaskStore {
+export class PostgresTaskStore extends DatabaseTaskStore {
   readonly #pool: TaskPgPool;
 
   private constructor(pool: TaskPgPool) {
+    super();
     this.#pool = pool;
   }
 
@@ -66,53 +55,6 @@ export class PostgresTaskStore implements TaskStore {
     );
   }
 
-  async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
-    // A plain read; only a task whose worker is lost is written (failed), under the row's lock.
-    const read = await readTask(this.#pool, taskId, now, false);
-    if (read === undefined || read.owner !== owner) return undefined;
-    if (!hasLostWorker(read, now.getTime())) return read;
-    let found: TaskRecord | undefined;
-    await this.#change(taskId, owner, now, (task) => {
-      found = task;
-      return undefined;
-    });
-    return found;
-  }
-
-  async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
-    return this.#change(taskId, undefined, now, (task) => applyChange(task, change, now));
-  }
-
-  async answer(taskId: string, owner: string, responses: Record<string, unknown>, now = new Date()): Promise<boolean> {
-    let found = false;
-    await this.#change(taskId, owner, now, (task) => {
-      found = true;
-      return applyAnswers(task, responses, now);
-    });
-    return found;
-  }
-
-  async takeAnswers(taskId: string, now = new Date()): Promise<Record<string, unknown>> {
-    let answers: Record<string, unknown> = {};
-    await this.#change(taskId, undefined, now, (task) => {
-      answers = task.inputResponses ?? {};
-      if (task.inputResponses === undefined) return undefined;
-      const next = { ...task };
-      delete next.inputResponses;
-      return next;
-    });
-    return answers;
-  }
-
-  async cancel(taskId: string, owner: string, now = new Date()): Promise<boolean> {
-    let found = false;
-    await this.#change(taskId, owner, now, (task) => {
-      found = true;
-      return applyCancel(task, now);
-    });
-    return found;
-  }
-
   async liveCount(owner: string, now = new Date()): Promise<number> {
     // Few rows (a caller's unfinished tasks, capped): their leases are read from the task itself.
     const { rows } = await this.#pool.query(
@@ -120,20 +62,6 @@ export class PostgresTaskStore implements TaskStore {
       [owner, now.getTime()],
     );
     return (rows as Array<{ data: TaskRecord }>).filter((row) => isLive(row.data, now.getTime())).length;
-  }
-
-  async renew(worker: string, taskIds: readonly string[], leaseUntil: number, now = new Date()): Promise<string[]> {
-    const stop: string[] = [];
-    for (const taskId of taskIds) {
-      let held = false;
-      await this.#change(taskId, undefined, now, (task) => {
-        const next = applyRenewal(task, worker, leaseUntil);
-        held = next !== undefined;
-        return next;
-      });
-      if (!held) stop.push(taskId);
-    }
-    return stop;
   }
 
   async prune(now = new Date()): Promise<number> {
@@ -147,12 +75,15 @@ export class PostgresTaskStore implements TaskStore {
   /** The pool is the caller's (the packs' pool): it is not ended here. */
   async close(): Promise<void> {}
 
-  /** Locks, changes and writes one task in a transaction, as it stands at `now`; see SqliteTaskStore. */
-  async #change(
+  protected read(taskId: string, now: Date): Promise<TaskRecord | undefined> {
+    return readTask(this.#pool, taskId, now, false);
+  }
+
+  protected change(
     taskId: string,
     owner: string | undefined,
     now: Date,
-    change: (task: TaskRecord) => TaskRecord | undefined,
+    change: ChangeTask,
   ): Promise<TaskRecord | undefined> {
     return inTransaction(this.#pool, async (client) => {
       const read = await readTask(client, taskId, now, true);

@@ -1,17 +1,5 @@
-import {
-  applyAnswers,
-  applyCancel,
-  applyChange,
-  applyRenewal,
-  expiresAt,
-  hasLostWorker,
-  isExpired,
-  isLive,
-  settleLostWorker,
-  type TaskChange,
-  type TaskRecord,
-} from "./task-record.js";
-import type { TaskStore } from "./task-store.js";
+import { type ChangeTask, DatabaseTaskStore } from "./database-task-store.js";
+import { expiresAt, isExpired, isLive, settleLostWorker, type TaskRecord } from "./task-record.js";
 
 type Statement = ReturnType<TaskSqlite["prepare"]>;
 
@@ -45,7 +33,7 @@ const LIVE_SQL = "('working', 'input_required')";
  * columns the queries need. Every change is read, checked by the shared rules and written in one
  * IMMEDIATE transaction, so two processes on one file cannot both move a task.
  */
-export class SqliteTaskStore implements TaskStore {
+export class SqliteTaskStore extends DatabaseTaskStore {
   // Prepared once: a statement prepared per call costs about a third of a small write.
   readonly #insert: Statement;
   readonly #select: Statement;
@@ -55,6 +43,7 @@ export class SqliteTaskStore implements TaskStore {
   readonly #changeOne: { immediate(...args: unknown[]): unknown };
 
   constructor(db: TaskSqlite) {
+    super();
     db.exec(TABLE_SQL);
     this.#insert = db.prepare(
       "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, data) VALUES (?, ?, ?, ?, ?)",
@@ -66,12 +55,7 @@ export class SqliteTaskStore implements TaskStore {
     );
     this.#prune = db.prepare("DELETE FROM toolshed_tasks WHERE expires_at IS NOT NULL AND expires_at <= ?");
     this.#changeOne = db.transaction(
-      (
-        taskId: string,
-        owner: string | undefined,
-        now: Date,
-        change: (task: TaskRecord) => TaskRecord | undefined,
-      ): TaskRecord | undefined => {
+      (taskId: string, owner: string | undefined, now: Date, change: ChangeTask): TaskRecord | undefined => {
         const read = this.#read(taskId, now);
         if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
         const task = settleLostWorker(read, now);
@@ -87,71 +71,10 @@ export class SqliteTaskStore implements TaskStore {
     this.#insert.run(task.taskId, task.owner, task.status, expiresAt(task) ?? null, JSON.stringify(task));
   }
 
-  async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
-    // A plain read; only a task whose worker is lost is written (failed), in a transaction.
-    const read = this.#read(taskId, now);
-    if (read === undefined || read.owner !== owner) return undefined;
-    if (!hasLostWorker(read, now.getTime())) return read;
-    let found: TaskRecord | undefined;
-    this.#change(taskId, owner, now, (task) => {
-      found = task;
-      return undefined;
-    });
-    return found;
-  }
-
-  async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
-    return this.#change(taskId, undefined, now, (task) => applyChange(task, change, now));
-  }
-
-  async answer(taskId: string, owner: string, responses: Record<string, unknown>, now = new Date()): Promise<boolean> {
-    let found = false;
-    this.#change(taskId, owner, now, (task) => {
-      found = true;
-      return applyAnswers(task, responses, now);
-    });
-    return found;
-  }
-
-  async takeAnswers(taskId: string, now = new Date()): Promise<Record<string, unknown>> {
-    let answers: Record<string, unknown> = {};
-    this.#change(taskId, undefined, now, (task) => {
-      answers = task.inputResponses ?? {};
-      if (task.inputResponses === undefined) return undefined;
-      const next = { ...task };
-      delete next.inputResponses;
-      return next;
-    });
-    return answers;
-  }
-
-  async cancel(taskId: string, owner: string, now = new Date()): Promise<boolean> {
-    let found = false;
-    this.#change(taskId, owner, now, (task) => {
-      found = true;
-      return applyCancel(task, now);
-    });
-    return found;
-  }
-
   async liveCount(owner: string, now = new Date()): Promise<number> {
     // Few rows (a caller's unfinished tasks, capped): their leases are read from the task itself.
     const rows = this.#live.all(owner, now.getTime()) as Array<{ data: string }>;
     return rows.filter((row) => isLive(JSON.parse(row.data) as TaskRecord, now.getTime())).length;
-  }
-
-  async renew(worker: string, taskIds: readonly string[], leaseUntil: number, now = new Date()): Promise<string[]> {
-    const stop: string[] = [];
-    for (const taskId of taskIds) {
-      let held = false;
-      this.#change(taskId, undefined, now, (task) => {
-        const next = applyRenewal(task, worker, leaseUntil);
-        held = next !== undefined;
-        return next;
-      });
-      if (!held) stop.push(taskId);
-    }
-    return stop;
   }
 
   async prune(now = new Date()): Promise<number> {
@@ -161,23 +84,23 @@ export class SqliteTaskStore implements TaskStore {
 
   async close(): Promise<void> {}
 
+  protected async read(taskId: string, now: Date): Promise<TaskRecord | undefined> {
+    return this.#read(taskId, now);
+  }
+
+  protected async change(
+    taskId: string,
+    owner: string | undefined,
+    now: Date,
+    change: ChangeTask,
+  ): Promise<TaskRecord | undefined> {
+    return this.#changeOne.immediate(taskId, owner, now, change) as TaskRecord | undefined;
+  }
+
   #read(taskId: string, now: Date): TaskRecord | undefined {
     const row = this.#select.get(taskId) as { data: string } | undefined;
     if (row === undefined) return undefined;
     const task = JSON.parse(row.data) as TaskRecord;
     return isExpired(task, now.getTime()) ? undefined : task;
-  }
-
-  /**
-   * Reads, changes and writes one task in a transaction, as it stands at `now` (failed once its
-   * worker is lost); `change` returning undefined writes nothing more.
-   */
-  #change(
-    taskId: string,
-    owner: string | undefined,
-    now: Date,
-    change: (task: TaskRecord) => TaskRecord | undefined,
-  ): TaskRecord | undefined {
-    return this.#changeOne.immediate(taskId, owner, now, change) as TaskRecord | undefined;
   }
 }

@@ -1,0 +1,95 @@
+import {
+  applyAnswers,
+  applyCancel,
+  applyChange,
+  applyRenewal,
+  hasLostWorker,
+  type TaskChange,
+  type TaskRecord,
+} from "./task-record.js";
+import type { TaskStore } from "./task-store.js";
+
+/** One change of a task by the shared rules; undefined writes nothing more. */
+export type ChangeTask = (task: TaskRecord) => TaskRecord | undefined;
+
+/**
+ * What the SQLite and PostgreSQL stores share: each reads a task, and changes one in a transaction
+ * of its own (`change`: lock, read it as it stands at `now`, failed once its worker is lost, apply
+ * the rule, write); every method a client or a handler calls is built on those two.
+ */
+export abstract class DatabaseTaskStore implements TaskStore {
+  abstract create(task: TaskRecord): Promise<void>;
+  abstract liveCount(owner: string, now?: Date): Promise<number>;
+  abstract prune(now?: Date): Promise<number>;
+  abstract close(): Promise<void>;
+  /** The task as kept, without a lock; undefined when there is none or it expired. */
+  protected abstract read(taskId: string, now: Date): Promise<TaskRecord | undefined>;
+  /** The task after `change`, written in one transaction with the read (and a lost worker settled). */
+  protected abstract change(
+    taskId: string,
+    owner: string | undefined,
+    now: Date,
+    change: ChangeTask,
+  ): Promise<TaskRecord | undefined>;
+
+  async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
+    // A plain read; only a task whose worker is lost is written (failed), in a transaction.
+    const read = await this.read(taskId, now);
+    if (read === undefined || read.owner !== owner) return undefined;
+    if (!hasLostWorker(read, now.getTime())) return read;
+    let found: TaskRecord | undefined;
+    await this.change(taskId, owner, now, (task) => {
+      found = task;
+      return undefined;
+    });
+    return found;
+  }
+
+  update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
+    return this.change(taskId, undefined, now, (task) => applyChange(task, change, now));
+  }
+
+  async answer(taskId: string, owner: string, responses: Record<string, unknown>, now = new Date()): Promise<boolean> {
+    let found = false;
+    await this.change(taskId, owner, now, (task) => {
+      found = true;
+      return applyAnswers(task, responses, now);
+    });
+    return found;
+  }
+
+  async takeAnswers(taskId: string, now = new Date()): Promise<Record<string, unknown>> {
+    let answers: Record<string, unknown> = {};
+    await this.change(taskId, undefined, now, (task) => {
+      answers = task.inputResponses ?? {};
+      if (task.inputResponses === undefined) return undefined;
+      const next = { ...task };
+      delete next.inputResponses;
+      return next;
+    });
+    return answers;
+  }
+
+  async cancel(taskId: string, owner: string, now = new Date()): Promise<boolean> {
+    let found = false;
+    await this.change(taskId, owner, now, (task) => {
+      found = true;
+      return applyCancel(task, now);
+    });
+    return found;
+  }
+
+  async renew(worker: string, taskIds: readonly string[], leaseUntil: number, now = new Date()): Promise<string[]> {
+    const stop: string[] = [];
+    for (const taskId of taskIds) {
+      let held = false;
+      await this.change(taskId, undefined, now, (task) => {
+        const next = applyRenewal(task, worker, leaseUntil);
+        held = next !== undefined;
+        return next;
+      });
+      if (!held) stop.push(taskId);
+    }
+    return stop;
+  }
+}
