@@ -5,11 +5,8 @@
 // sends: the same handler asks the client over the session (2025) or answers `input_required`
 // and runs again with the answers (2026-07-28 multi round-trip).
 //
-// Not here: `json_schema_2020_12_tool` (a not-scored scenario). Its schema needs `$schema`,
-// `$defs` with `$anchor`, and `if`/`then`/`else`; Toolshed publishes what its Zod input
-// enforces, portable between draft-07 and 2020-12 (CONTRACT C5: no `$schema`), and Zod has no
-// conditional schemas, so the published schema would claim rules that arguments are never
-// checked against.
+// `json_schema_2020_12_tool` is a JSON Schema 2020-12 document, published as written ($schema,
+// $defs with $anchor, $ref, allOf/anyOf, if/then/else) and checked with it.
 import { ToolError } from "@toolshed/errors";
 import {
   definePack,
@@ -339,6 +336,42 @@ const askName = (message) => ({
 });
 const sampleText = (result) => (result.content?.type === "text" ? result.content.text : "");
 
+/** The scenario's document, every property described (C13). */
+const contactSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  $defs: {
+    address: {
+      $anchor: "addressDef",
+      type: "object",
+      properties: {
+        street: { type: "string", description: "Street and number" },
+        city: { type: "string", description: "City" },
+      },
+    },
+  },
+  properties: {
+    name: { type: "string", description: "Full name" },
+    address: { $ref: "#/$defs/address", description: "Postal address" },
+    contactMethod: { type: "string", enum: ["phone", "email"], description: "How to reach them" },
+    phone: { type: "string", description: "Phone number" },
+    email: { type: "string", description: "Email address" },
+  },
+  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else
+  then: { required: ["phone"] },
+  else: { required: ["email"] },
+  additionalProperties: false,
+};
+
+const jsonSchema202012 = defineTool({
+  name: "json_schema_2020_12_tool",
+  description: "Records a contact; its input is a JSON Schema 2020-12 document.",
+  input: contactSchema,
+  handler: (args) => `Recorded ${args.name ?? "a contact"}`,
+});
+
 const irrElicitation = defineTool({
   name: "test_input_required_result_elicitation",
   description: "Asks the user for a name (key user_name), then greets them.",
@@ -582,6 +615,7 @@ export const fixturePack = definePack({
     irrMultiRound,
     irrTamperedState,
     irrCapabilities,
+    jsonSchema202012,
   ],
   resources: [staticText, staticBinary, watched, templateData],
   prompts: [simplePrompt, promptWithArguments, promptWithEmbeddedResource, promptWithImage, irrPrompt],

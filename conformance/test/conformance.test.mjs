@@ -44,8 +44,10 @@ describe("official conformance suite (@modelcontextprotocol/conformance 0.2.0-al
     expect(totals(output, "requirements 2026-07-28")).toEqual({ passed: 37, failed: 0 });
     // SHOULDs are warnings, which do not fail a scenario (sep-2164's -32602 and data.uri among them).
     expect(output).not.toMatch(/^ {4}warning:/m);
-    // Not scored, but passing: the SEP-2243 standard header checks.
+    // Not scored, but passing: the SEP-2243 standard header checks, and a tool whose input is a
+    // JSON Schema 2020-12 document published as written ($schema, $defs, $anchor, if/then/else).
     expect(output).toMatch(/^✓ http-header-validation \(pending\)/m);
+    expect(output).toMatch(/^✓ json-schema-2020-12 \(pending\): 8\/8 checks$/m);
     expect(allowedChecks(output)).toEqual([]);
     expect(code).toBe(0);
   });
@@ -56,6 +58,7 @@ describe("official conformance suite (@modelcontextprotocol/conformance 0.2.0-al
     expect(totals(output, "requirements 2025-11-25")).toEqual({ passed: 30, failed: 0 });
     expect(output).not.toMatch(/^ {4}warning:/m);
     expect(output).toMatch(/^✓ server-session-lifecycle \(added-after-release\)/m);
+    expect(output).toMatch(/^✓ json-schema-2020-12 \(pending\): 8\/8 checks$/m);
     expect(code).toBe(0);
   });
 

@@ -60,6 +60,27 @@ describe("docs/examples", () => {
     });
   });
 
+  it("schemas-json.ts", async () => {
+    const ex = await load("schemas-json.ts");
+    const tool = ex.addContact as { inputSchema: unknown; schemaKind: string };
+    expect(tool.schemaKind).toBe("json-schema");
+    expect(tool.inputSchema).toMatchObject({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      anyOf: [{ required: ["email"] }, { required: ["phone"] }],
+      additionalProperties: false,
+    });
+    expect(ex.missing).toEqual({
+      success: false,
+      issues: [
+        { path: "", message: "needs one of these arguments: email, phone" },
+        {
+          path: "emial",
+          message: 'unknown argument; did you mean "email"? Valid arguments: name, email, phone',
+        },
+      ],
+    });
+  });
+
   it("schemas.ts", async () => {
     const ex = await load("schemas.ts");
     expect(ex.published).toEqual({

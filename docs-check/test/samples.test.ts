@@ -18,6 +18,7 @@ export const RUNNABLE = [
   "getting-started.ts",
   "errors.ts",
   "schemas.ts",
+  "schemas-json.ts",
   "structured-output.ts",
   "read-only.ts",
   "pack-notes.ts",

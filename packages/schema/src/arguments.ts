@@ -159,17 +159,22 @@ function scanKeys(schema: z.ZodType, value: unknown, path: PropertyKey[], scan: 
       scan.more++;
       continue;
     }
-    const noun = topLevel ? "argument" : "key";
-    // The same name in another case or with other separators first (idempotencyKey: idempotency_key,
-    // not the "id" it contains).
-    const guess =
-      known.find((name) => nameKey(name) === nameKey(key)) ??
-      closestMatches(key, known, 1, Math.max(2, Math.floor(key.length / 3)))[0];
-    const valid = known.length === 0 ? `this takes no ${noun}s` : `valid ${noun}s: ${known.join(", ")}`;
-    const hint = guess === undefined ? valid : `did you mean "${guess}"? ${valid[0]?.toUpperCase()}${valid.slice(1)}`;
-    scan.issues.push({ path: formatPath([...path, key]), message: `unknown ${noun}; ${hint}` });
+    scan.issues.push({ path: formatPath([...path, key]), message: unknownKeyMessage(key, known, topLevel) });
   }
   return out;
+}
+
+/** The hint for a key the schema does not know: the one it was likely meant to be, and the valid ones. */
+export function unknownKeyMessage(key: string, known: readonly string[], topLevel: boolean): string {
+  const noun = topLevel ? "argument" : "key";
+  // The same name in another case or with other separators first (idempotencyKey: idempotency_key,
+  // not the "id" it contains).
+  const guess =
+    known.find((name) => nameKey(name) === nameKey(key)) ??
+    closestMatches(key, [...known], 1, Math.max(2, Math.floor(key.length / 3)))[0];
+  const valid = known.length === 0 ? `this takes no ${noun}s` : `valid ${noun}s: ${known.join(", ")}`;
+  const hint = guess === undefined ? valid : `did you mean "${guess}"? ${valid[0]?.toUpperCase()}${valid.slice(1)}`;
+  return `unknown ${noun}; ${hint}`;
 }
 
 /** A string that is not valid Unicode: a lone surrogate (JSON can carry one as `\udfff`). */
@@ -263,8 +268,19 @@ function validate<S extends z.ZodType>(schema: S, args: unknown): ParseResult<z.
   const errorMap = scan.requiredNulls ? requiredNullMap(scan.requiredNulls) : hintErrorMap;
   const parsed = schema.safeParse(value, { error: errorMap });
   if (parsed.success && scan.issues.length === 0) return { success: true, data: parsed.data };
-  const all = [...scan.issues, ...(parsed.success ? [] : toValidationIssues(parsed.error.issues))];
-  const hidden = scan.more + Math.max(0, all.length - MAX_LISTED_ISSUES);
+  return failed([...scan.issues, ...(parsed.success ? [] : toValidationIssues(parsed.error.issues))], scan.more);
+}
+
+/** Problems with text no store keeps intact (see malformedText), at most `limit` listed; `more` counts the rest. */
+export function textIssues(value: unknown, limit = MAX_LISTED_ISSUES): { issues: ValidationIssue[]; more: number } {
+  const scan: KeyScan = { issues: [], more: 0, requiredNulls: undefined };
+  malformedText(value, [], scan, limit);
+  return { issues: scan.issues, more: scan.more };
+}
+
+/** A failed parse listing at most MAX_LISTED_ISSUES problems, the rest counted in a last line. */
+export function failed(all: ValidationIssue[], more = 0): { success: false; issues: ValidationIssue[] } {
+  const hidden = more + Math.max(0, all.length - MAX_LISTED_ISSUES);
   const issues = all.slice(0, MAX_LISTED_ISSUES);
   if (hidden > 0)
     issues.push({ path: "", message: `… and ${hidden} more problem${hidden === 1 ? "" : "s"}; fix these first` });

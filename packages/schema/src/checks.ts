@@ -63,35 +63,35 @@ function hasDescription(schema: JsonSchema, definitions: Definitions): boolean {
 }
 
 /** Every input property, at every depth, has a description (C13). */
-export function checkInputDescriptions(label: string, schema: JsonSchema): void {
+export function checkInputDescriptions(
+  label: string,
+  schema: JsonSchema,
+  fix = '.describe("what it is and what values work")',
+): void {
   const definitions = ((schema.definitions ?? schema.$defs) as Definitions | undefined) ?? {};
-  walk(label, schema, "", definitions);
+  walk(label, schema, "", definitions, fix);
   // Recursive parts are published once, as definitions; each is checked once.
-  for (const [name, definition] of Object.entries(definitions)) walk(label, definition, `(${name})`, definitions);
+  for (const [name, definition] of Object.entries(definitions)) walk(label, definition, `(${name})`, definitions, fix);
 }
 
-function walk(label: string, schema: JsonSchema, at: string, definitions: Definitions): void {
+function walk(label: string, schema: JsonSchema, at: string, definitions: Definitions, fix: string): void {
   if (typeof schema.$ref === "string") return;
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (properties) {
     for (const [name, sub] of Object.entries(properties)) {
       const path = at === "" ? name : `${at}.${name}`;
       if (!hasDescription(sub, definitions)) {
-        throw new DefinitionError(
-          label,
-          "C13",
-          `input property "${path}" has no description; add .describe("what it is and what values work")`,
-        );
+        throw new DefinitionError(label, "C13", `input property "${path}" has no description; add ${fix}`);
       }
-      walk(label, sub, path, definitions);
+      walk(label, sub, path, definitions, fix);
     }
   }
   const items = schema.items as JsonSchema | undefined;
-  if (items && typeof items === "object" && !Array.isArray(items)) walk(label, items, `${at}[]`, definitions);
+  if (items && typeof items === "object" && !Array.isArray(items)) walk(label, items, `${at}[]`, definitions, fix);
   const extra = schema.additionalProperties as JsonSchema | boolean | undefined;
-  if (extra && typeof extra === "object") walk(label, extra, `${at}{}`, definitions);
+  if (extra && typeof extra === "object") walk(label, extra, `${at}{}`, definitions, fix);
   for (const key of ["anyOf", "oneOf", "allOf"]) {
     const branches = schema[key] as JsonSchema[] | undefined;
-    if (Array.isArray(branches)) for (const b of branches) walk(label, b, at, definitions);
+    if (Array.isArray(branches)) for (const b of branches) walk(label, b, at, definitions, fix);
   }
 }

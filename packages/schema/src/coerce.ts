@@ -49,7 +49,7 @@ const NUMBER_TEXT = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 const INTEGER_TEXT = /^-?(0|[1-9]\d*)$/;
 
 /** The number a string spells, when it spells exactly one (an integer beyond 2^53 does not). */
-function numberFrom(text: string): number | undefined {
+export function numberFrom(text: string): number | undefined {
   if (text.length > 40 || !NUMBER_TEXT.test(text)) return undefined;
   const n = Number(text);
   if (!Number.isFinite(n)) return undefined;
@@ -63,7 +63,7 @@ export function nameKey(name: string): string {
 }
 
 /** A JSON text of the wanted kind, parsed; undefined when the text is anything else. */
-function jsonFrom(text: string, kind: "object" | "array"): unknown {
+export function jsonFrom(text: string, kind: "object" | "array"): unknown {
   const start = text.trimStart()[0];
   if (start !== (kind === "object" ? "{" : "[")) return undefined;
   try {

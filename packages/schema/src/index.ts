@@ -1,6 +1,6 @@
 /**
- * @toolshed/schema: Zod helpers that turn typed definitions into MCP tools, resources, prompts
- * and packs, checked when they are made.
+ * @toolshed/schema: helpers that turn typed definitions (Zod, JSON Schema documents, Standard
+ * Schema libraries) into MCP tools, resources, prompts and packs, checked when they are made.
  *
  * This file defines the complete public surface of the package. Any new export added here
  * becomes public API. Use named exports, not wildcards. What the Toolshed runtime and tooling
@@ -23,6 +23,7 @@ export { DefinitionError } from "./definition-error.js";
 export { fencedData } from "./fence.js";
 export { hintErrorMap } from "./hints.js";
 export { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
+export { type JsonSchemaInput, jsonSchema } from "./json-schema-input.js";
 export {
   type AnyPrompt,
   type AnyResourceTemplate,
@@ -57,14 +58,19 @@ export {
   defineTool,
   type FullResult,
   fullResult,
+  type OutputCheck,
+  type SchemaKind,
   type TaskConfig,
   type TaskMode,
   type TaskStart,
   type TextFormat,
   type ToolAnnotations,
+  type ToolArgs,
   type ToolConfig,
   type ToolDefinition,
+  type ToolInput,
   type ToolListing,
+  type ToolOutput,
   type ToolReturn,
 } from "./tool.js";
 export { decodeUriVariable } from "./uri-text.js";

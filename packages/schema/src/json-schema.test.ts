@@ -437,8 +437,18 @@ describe("non-portable schemas fail at definition (C5)", () => {
         handler: () => "x",
       });
     expect(fn).toThrow(
-      'Tool "bad_tool": input must be a Zod object, e.g. z.object({ query: z.string().describe("…") }) [C5]',
+      'Tool "bad_tool": input must be a Zod object (z.object({ query: z.string().describe("…") })), a JSON Schema document ({ type: "object", properties: { … } }) or a Standard Schema with JSON Schema (ArkType, Valibot through toStandardJsonSchema) [C5]',
     );
+    for (const input of ["query", ["query"], null, new Map()]) {
+      expect(() =>
+        defineTool({
+          name: "bad_tool",
+          description: "Bad",
+          input: input as unknown as z.ZodObject,
+          handler: () => "x",
+        }),
+      ).toThrow(/^Tool "bad_tool": input must be a Zod object .*\[C5\]$/);
+    }
     expect(() =>
       defineTool({
         name: "bad_tool",

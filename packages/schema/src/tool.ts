@@ -1,4 +1,6 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type { ValidationIssue } from "@toolshed/errors";
 import { batchToolResult } from "@toolshed/errors";
 import { isBatchResult } from "@toolshed/errors/internal";
 import type { z } from "zod";
@@ -14,7 +16,15 @@ import {
   toPortableJsonSchema,
   wrapResultSchema,
 } from "./json-schema.js";
+import {
+  compileJsonSchema,
+  isJsonSchemaDocument,
+  isJsonSchemaInput,
+  JsonSchemaDocumentError,
+  type JsonSchemaInput,
+} from "./json-schema-input.js";
 import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
+import { compileStandardSchema, isStandardSchema, StandardSchemaError } from "./standard-input.js";
 
 const FULL_RESULT_BRAND = Symbol.for("toolshed.dev/FullResult");
 
@@ -36,16 +46,46 @@ export type { ToolAnnotations };
 type MaybePromise<T> = T | Promise<T>;
 type InputObject = z.ZodObject<z.core.$ZodLooseShape>;
 
-/** What a handler may return: a value of the output schema, or a full result (C4). */
-export type ToolReturn<O extends z.ZodType | undefined> = O extends z.ZodType ? z.input<O> | FullResult : unknown;
+/**
+ * A tool's arguments: a Zod object, a JSON Schema document (plain, or `jsonSchema<T>(document)`
+ * to type it) whose root is `{ "type": "object" }`, or a Standard Schema with Standard JSON
+ * Schema (ArkType, Valibot through `toStandardJsonSchema`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any Standard Schema, whatever its types
+export type ToolInput = InputObject | JsonSchemaInput<any> | StandardSchemaV1<any, any> | JsonSchema;
 
-export interface ToolConfig<I extends InputObject, O extends z.ZodType | undefined> {
+/** A tool's result schema: any Zod schema, JSON Schema document or Standard Schema (C1, C2). */
+// biome-ignore lint/suspicious/noExplicitAny: any Standard Schema, whatever its types
+export type ToolOutput = z.ZodType | JsonSchemaInput<any> | StandardSchemaV1<any, any> | JsonSchema;
+
+/** The arguments a handler gets for an input schema. */
+export type ToolArgs<I> = I extends z.ZodType
+  ? z.output<I>
+  : I extends JsonSchemaInput<infer T>
+    ? T
+    : I extends StandardSchemaV1<unknown, infer O>
+      ? O
+      : Record<string, unknown>;
+
+/** What a handler may return: a value of the output schema, or a full result (C4). */
+export type ToolReturn<O> = O extends z.ZodType
+  ? z.input<O> | FullResult
+  : O extends JsonSchemaInput<infer T>
+    ? T | FullResult
+    : O extends StandardSchemaV1<infer In, unknown>
+      ? In | FullResult
+      : unknown;
+
+export interface ToolConfig<I extends ToolInput, O extends ToolOutput | undefined> {
   /** `^[A-Za-z0-9._-]{1,128}$`, unique in a server (C13). */
   name: string;
   title?: string;
   /** What the tool does and when to use it, written for the model. */
   description: string;
-  /** Arguments: a Zod object whose every property has a description (C5, C13). */
+  /**
+   * Arguments: a Zod object, a JSON Schema document or a Standard Schema (see ToolInput); every
+   * property has a description (C5, C13).
+   */
   input: I;
   /** Result: an object is sent as is (C1), anything else wrapped as `{result}` (C2). */
   output?: O;
@@ -72,7 +112,7 @@ export interface ToolConfig<I extends InputObject, O extends z.ZodType | undefin
    * questions asked before it are input rounds of the call itself (2026-07-28 MRTR).
    */
   task?: TaskMode | TaskConfig;
-  handler: (args: z.output<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
+  handler: (args: ToolArgs<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
 }
 
 /** How a tool runs under the tasks extension (ToolConfig.task). */
@@ -93,9 +133,15 @@ export type TaskStart = "call" | "handler";
 
 const TASK_MODES: readonly TaskMode[] = ["forbidden", "optional", "required"];
 
+/** Which kind of schema a tool's input is written in. */
+export type SchemaKind = "zod" | "json-schema" | "standard";
+
+/** A handler's value checked against the output schema: what to send, or why it broke the schema. */
+export type OutputCheck = { ok: true; data: unknown } | { ok: false; problem: string };
+
 export interface ToolDefinition<
-  I extends InputObject = InputObject,
-  O extends z.ZodType | undefined = z.ZodType | undefined,
+  I extends ToolInput = ToolInput,
+  O extends ToolOutput | undefined = ToolOutput | undefined,
 > {
   readonly kind: "tool";
   readonly name: string;
@@ -113,7 +159,11 @@ export interface ToolDefinition<
   readonly outputSchema: (JsonSchema & { type: "object" }) | undefined;
   /** True when results are published as `{result: value}` (C2). */
   readonly wrapsOutput: boolean;
-  readonly handler: (args: z.output<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
+  readonly handler: (args: ToolArgs<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
+  /** Zod, JSON Schema or Standard Schema: what `input` is written in. */
+  readonly schemaKind: SchemaKind;
+  /** Checks a handler's value against the output schema (C3); `data` is what is sent. */
+  checkOutput(value: unknown): OutputCheck;
   /** The tool's entry for tools/list. */
   readonly listing: ToolListing;
   /** Whether arguments that fail as sent are coerced where unambiguous (ToolConfig.coerce). */
@@ -126,7 +176,7 @@ export interface ToolDefinition<
    * Validates arguments (C6); the handler is only called with `data` of a success. Coercion follows
    * the tool's `coerce`; `{ coerce: false }` turns it off for this call (a server that does not coerce).
    */
-  parseArguments(args: unknown, options?: ParseOptions): ParseResult<z.output<I>>;
+  parseArguments(args: unknown, options?: ParseOptions): ParseResult<ToolArgs<I>>;
 }
 
 /** One entry of tools/list. */
@@ -152,8 +202,8 @@ function schemaFor(name: string, schema: z.ZodType, io: "input" | "output"): Jso
 const COERCE: ParseOptions = Object.freeze({ coerce: true });
 const STRICT: ParseOptions = Object.freeze({ coerce: false });
 
-/** Defines a tool from Zod schemas; checks it now (C13) and infers handler types from them. */
-export function defineTool<I extends InputObject, O extends z.ZodType | undefined = undefined>(
+/** Defines a tool from its schemas; checks it now (C13) and infers handler types from them. */
+export function defineTool<I extends ToolInput, O extends ToolOutput | undefined = undefined>(
   config: ToolConfig<I, O>,
 ): ToolDefinition<I, O> {
   const label = `Tool "${config.name}"`;
@@ -167,52 +217,172 @@ export function defineTool<I extends InputObject, O extends z.ZodType | undefine
     throw new DefinitionError(label, "C13", "coerce must be true or false (lax coercion of arguments, default true)");
   }
   const task = checkTask(label, config.task);
-  const def = (config.input as { _zod?: { def?: { type?: string } } })?._zod?.def;
-  if (def?.type !== "object") {
-    throw new DefinitionError(
-      label,
-      "C5",
-      'input must be a Zod object, e.g. z.object({ query: z.string().describe("…") })',
-    );
-  }
-  const inputSchema = schemaFor(config.name, config.input, "input") as JsonSchema & { type: "object" };
-  checkInputDescriptions(label, inputSchema);
-  let outputSchema: (JsonSchema & { type: "object" }) | undefined;
-  let wrapsOutput = false;
-  if (config.output !== undefined) {
-    const raw = schemaFor(config.name, config.output, "output");
-    wrapsOutput = !isObjectSchema(raw);
-    outputSchema = (wrapsOutput ? wrapResultSchema(raw) : raw) as JsonSchema & { type: "object" };
-  }
+  const coerce = config.coerce !== false;
+  const input = inputOf(label, config.name, config.input);
+  checkInputDescriptions(label, input.published, DESCRIBE[input.kind]);
+  let output: OutputOf | undefined;
+  if (config.output !== undefined) output = outputOf(label, config.name, config.output);
   const annotations: ToolAnnotations = { ...config.annotations };
   if (config.title !== undefined) annotations.title = config.title;
+  const inputSchema = input.published;
   const listing: ToolListing = { name: config.name, description: config.description, inputSchema };
   if (config.title !== undefined) listing.title = config.title;
-  if (outputSchema) listing.outputSchema = outputSchema;
+  if (output) listing.outputSchema = output.published;
   if (Object.keys(annotations).length > 0) listing.annotations = annotations;
-  const input = config.input;
-  const coerce = config.coerce !== false;
+  const wrapsOutput = output?.wraps ?? false;
+  const check = output?.check;
   return Object.freeze({
     kind: "tool" as const,
     name: config.name,
     title: config.title,
     description: config.description,
-    input,
+    input: config.input,
     output: config.output as O,
     annotations,
     timeoutMs: config.timeoutMs,
     requiredScopes,
     inputSchema,
-    outputSchema,
+    outputSchema: output?.published,
     wrapsOutput,
     handler: config.handler,
+    schemaKind: input.kind,
+    checkOutput: (value: unknown): OutputCheck => (check === undefined ? { ok: true, data: value } : check(value)),
     listing,
     coerce,
     task: task.mode,
     taskStart: task.start ?? "call",
     parseArguments: (args: unknown, options?: ParseOptions) =>
-      parseArguments(input, args, coerce && options?.coerce !== false ? COERCE : STRICT),
+      input.parse(args, coerce && options?.coerce !== false ? COERCE : STRICT) as ParseResult<ToolArgs<I>>,
   });
+}
+
+type ObjectSchema = JsonSchema & { type: "object" };
+
+/** How an author adds a missing description, in each kind of schema (C13). */
+const DESCRIBE: Record<SchemaKind, string> = {
+  zod: '.describe("what it is and what values work")',
+  "json-schema": '"description": "what it is and what values work"',
+  standard: "a description (ArkType .describe(), Valibot v.description())",
+};
+
+interface InputOf {
+  kind: SchemaKind;
+  published: ObjectSchema;
+  parse(args: unknown, options: ParseOptions): ParseResult<unknown>;
+}
+
+interface OutputOf {
+  published: ObjectSchema;
+  wraps: boolean;
+  check(value: unknown): OutputCheck;
+}
+
+const NOT_AN_INPUT =
+  'input must be a Zod object (z.object({ query: z.string().describe("…") })), a JSON Schema document ({ type: "object", properties: { … } }) or a Standard Schema with JSON Schema (ArkType, Valibot through toStandardJsonSchema)';
+
+/** The document a JSON Schema input or output is written as, or undefined for other kinds. */
+function documentOf(schema: unknown): JsonSchema | undefined {
+  if (isJsonSchemaInput(schema)) return schema.document;
+  return isJsonSchemaDocument(schema) ? schema : undefined;
+}
+
+const isZod = (schema: unknown): schema is z.ZodType =>
+  typeof schema === "object" && schema !== null && "_zod" in schema;
+
+/** Compiles a JSON Schema document or Standard Schema; their faults are definition errors (C5). */
+function compileOther(
+  label: string,
+  schema: unknown,
+  io: "input" | "output",
+):
+  | {
+      kind: SchemaKind;
+      published: JsonSchema;
+      parse(args: unknown, o: ParseOptions): ParseResult<unknown>;
+      issues(value: unknown): { issues: ValidationIssue[]; data?: unknown };
+    }
+  | undefined {
+  try {
+    const document = documentOf(schema);
+    if (document !== undefined) {
+      const compiled = compileJsonSchema(document);
+      return {
+        kind: "json-schema",
+        published: compiled.published,
+        parse: compiled.parse,
+        issues: (value) => ({ issues: compiled.check(value), data: value }),
+      };
+    }
+    if (isStandardSchema(schema)) {
+      const compiled = compileStandardSchema(schema, io);
+      return { kind: "standard", published: compiled.published, parse: compiled.parse, issues: compiled.check };
+    }
+    return undefined;
+  } catch (error) {
+    if (error instanceof JsonSchemaDocumentError || error instanceof StandardSchemaError) {
+      throw new DefinitionError(label, "C5", `${io} schema: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+function inputOf(label: string, name: string, schema: unknown): InputOf {
+  if (isZod(schema)) {
+    if ((schema as { _zod?: { def?: { type?: string } } })._zod?.def?.type !== "object") {
+      throw new DefinitionError(label, "C5", NOT_AN_INPUT);
+    }
+    const published = schemaFor(name, schema, "input") as ObjectSchema;
+    return {
+      kind: "zod",
+      published,
+      parse: (args, options) => parseArguments(schema, args, options),
+    };
+  }
+  const other = compileOther(label, schema, "input");
+  if (other === undefined) throw new DefinitionError(label, "C5", NOT_AN_INPUT);
+  if (other.published.type !== "object") {
+    throw new DefinitionError(
+      label,
+      "C5",
+      `input schema must describe an object ({ "type": "object", … }): arguments are always an object (got type ${JSON.stringify(other.published.type)})`,
+    );
+  }
+  return { kind: other.kind, published: other.published as ObjectSchema, parse: other.parse };
+}
+
+function outputOf(label: string, name: string, schema: unknown): OutputOf {
+  if (isZod(schema)) {
+    const raw = schemaFor(name, schema, "output");
+    const wraps = !isObjectSchema(raw);
+    return {
+      published: (wraps ? wrapResultSchema(raw) : raw) as ObjectSchema,
+      wraps,
+      check: (value) => checkZodOutput(name, schema, value),
+    };
+  }
+  const other = compileOther(label, schema, "output");
+  if (other === undefined) {
+    throw new DefinitionError(
+      label,
+      "C5",
+      "output must be a Zod schema, a JSON Schema document or a Standard Schema with JSON Schema (ArkType, Valibot through toStandardJsonSchema)",
+    );
+  }
+  const wraps = !isObjectSchema(other.published);
+  return {
+    published: (wraps ? wrapResultSchema(other.published) : other.published) as ObjectSchema,
+    wraps,
+    check: (value) => {
+      const { issues, data } = other.issues(value);
+      if (issues.length === 0) return { ok: true, data };
+      return { ok: false, problem: outputProblem(name, issues) };
+    },
+  };
+}
+
+function outputProblem(name: string, issues: readonly ValidationIssue[]): string {
+  const lines = issues.map((i) => `${i.path || "(result)"}: ${i.message}`);
+  return `output of tool ${name} does not match its output schema: ${lines.join("; ")}`;
 }
 
 export type TextFormat = "pretty" | "compact";
@@ -233,8 +403,7 @@ export function shapeToolResult(tool: ToolDefinition, value: unknown, format: Te
     const { structuredContent } = value;
     const result: CallToolResult = { ...value };
     if (structuredContent !== undefined && tool.output !== undefined) {
-      const check = checkOutput(
-        tool,
+      const check = tool.checkOutput(
         tool.wrapsOutput ? (structuredContent as { result?: unknown }).result : structuredContent,
       );
       if (!check.ok) return check;
@@ -248,7 +417,7 @@ export function shapeToolResult(tool: ToolDefinition, value: unknown, format: Te
     const text = typeof value === "string" ? value : value === undefined ? "" : toJsonText(value, format);
     return { ok: true, result: { content: [{ type: "text", text }] } };
   }
-  const checked = checkOutput(tool, value);
+  const checked = tool.checkOutput(value);
   if (!checked.ok) return checked;
   if (isBatchResult(value) && !tool.wrapsOutput) {
     const batch = batchToolResult(value, { pretty: format === "pretty" });
@@ -268,20 +437,15 @@ export function shapeToolResult(tool: ToolDefinition, value: unknown, format: Te
   };
 }
 
-function checkOutput(
-  tool: ToolDefinition,
-  value: unknown,
-): { ok: true; data: unknown } | { ok: false; problem: string } {
-  const schema = tool.output as z.ZodType;
+function checkZodOutput(name: string, schema: z.ZodType, value: unknown): OutputCheck {
   const parsed = schema.safeParse(value);
   if (parsed.success && parsed.data !== undefined) return { ok: true, data: parsed.data };
   if (parsed.success) {
     // JSON has no undefined: a schema that allows "nothing" is sent as null when it allows that.
     if (schema.safeParse(null).success) return { ok: true, data: null };
-    return { ok: false, problem: `tool ${tool.name} returned nothing, but its output schema needs a value` };
+    return { ok: false, problem: `tool ${name} returned nothing, but its output schema needs a value` };
   }
-  const lines = toValidationIssues(parsed.error.issues).map((i) => `${i.path || "(result)"}: ${i.message}`);
-  return { ok: false, problem: `output of tool ${tool.name} does not match its output schema: ${lines.join("; ")}` };
+  return { ok: false, problem: outputProblem(name, toValidationIssues(parsed.error.issues)) };
 }
 
 function checkTask(label: string, task: TaskMode | TaskConfig | undefined): TaskConfig {
