@@ -5,6 +5,7 @@
 // sends: the same handler asks the client over the session (2025) or answers `input_required`
 // and runs again with the answers (2026-07-28 multi round-trip).
 //
+// `test_custom_header` marks its parameter x-mcp-header (Mcp-Param-Region, checked against the body).
 // `json_schema_2020_12_tool` is a JSON Schema 2020-12 document, published as written ($schema,
 // $defs with $anchor, $ref, allOf/anyOf, if/then/else) and checked with it.
 import { ToolError } from "@toolshed/errors";
@@ -372,6 +373,14 @@ const jsonSchema202012 = defineTool({
   handler: (args) => `Recorded ${args.name ?? "a contact"}`,
 });
 
+// A parameter a 2026-07-28 client repeats as the Mcp-Param-Region header (SEP-2243).
+const customHeader = defineTool({
+  name: "test_custom_header",
+  description: "Echoes a region that also travels in the Mcp-Param-Region header.",
+  input: z.object({ region: z.string().describe("Region name").meta({ "x-mcp-header": "Region" }) }),
+  handler: ({ region }) => `Region ${region}`,
+});
+
 const irrElicitation = defineTool({
   name: "test_input_required_result_elicitation",
   description: "Asks the user for a name (key user_name), then greets them.",
@@ -616,6 +625,7 @@ export const fixturePack = definePack({
     irrTamperedState,
     irrCapabilities,
     jsonSchema202012,
+    customHeader,
   ],
   resources: [staticText, staticBinary, watched, templateData],
   prompts: [simplePrompt, promptWithArguments, promptWithEmbeddedResource, promptWithImage, irrPrompt],

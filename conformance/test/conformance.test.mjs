@@ -48,6 +48,8 @@ describe("official conformance suite (@modelcontextprotocol/conformance 0.2.0-al
     // JSON Schema 2020-12 document published as written ($schema, $defs, $anchor, if/then/else).
     expect(output).toMatch(/^✓ http-header-validation \(pending\)/m);
     expect(output).toMatch(/^✓ json-schema-2020-12 \(pending\): 8\/8 checks$/m);
+    // And Mcp-Param-* headers of an x-mcp-header parameter: Base64, literal values, missing headers.
+    expect(output).toMatch(/^✓ http-custom-header-server-validation \(pending\): 10\/10 checks$/m);
     expect(allowedChecks(output)).toEqual([]);
     expect(code).toBe(0);
   });

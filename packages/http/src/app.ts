@@ -222,6 +222,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     auth,
     limiter: options.rateLimiter ?? createRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT),
     dispatch,
+    headerParams: (tool) => server.runtime.tools.get(tool)?.headerParams,
     sessions,
     inFlight,
     maxBodyBytes,

@@ -15,7 +15,7 @@ import type { ScopeCheck } from "./post-body.js";
 import { type RequestRecord, runInRequest } from "./request-context.js";
 import { newRequestRecord, type RequestListener, summarize } from "./request-log.js";
 import type { Sessions } from "./sessions.js";
-import { answerStatelessPost } from "./stateless.js";
+import { answerStatelessPost, type HeaderParams } from "./stateless.js";
 import { RESOURCE_METADATA_PATH } from "./well-known.js";
 import { answeredWithoutSession, methodNotAllowed } from "./wire.js";
 
@@ -35,6 +35,8 @@ export interface PipelineOptions extends AdmissionOptions {
   /** Path of the MCP endpoint. */
   path: string;
   dispatch: Dispatch;
+  /** A tool's `x-mcp-header` parameters, checked against `Mcp-Param-*` headers (2026-07-28). */
+  headerParams?: HeaderParams;
   sessions: Sessions | undefined;
   inFlight: InFlight;
   maxBodyBytes: number;
@@ -192,6 +194,7 @@ export class Pipeline {
       admitted.authInfo,
       {
         dispatch: o.dispatch,
+        ...(o.headerParams ? { headerParams: o.headerParams } : {}),
         maxBodyBytes: o.maxBodyBytes,
         ...(o.maxBatchBytes === undefined ? {} : { maxBatchBytes: o.maxBatchBytes }),
         ...(scopeCheck ? { checkScopes: scopeCheck } : {}),

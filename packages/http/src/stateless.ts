@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { AuthInfo } from "@toolshed/schema";
+import type { AuthInfo, HeaderParam } from "@toolshed/schema";
 import { JsonRpcCode } from "@toolshed/server";
 import type { Cancellation } from "@toolshed/server/internal";
 import {
@@ -14,6 +14,7 @@ import { BatchBudget } from "./batch-budget.js";
 import type { Dispatch, PostScope, RequestFacts } from "./dispatcher.js";
 import type { JsonAnswer } from "./exchange.js";
 import { HttpErrorCode } from "./http-errors.js";
+import { checkParamHeaders } from "./param-headers.js";
 import { batchAnswer, json, sseAnswer, streams } from "./post-answer.js";
 import {
   admitCalls,
@@ -28,8 +29,13 @@ import type { RequestRecord } from "./request-context.js";
 import { countRefused } from "./telemetry.js";
 import { checkModernHeaders, checkProtocolVersion, type HeaderReader, hasModernHeader } from "./wire.js";
 
+/** A tool's `x-mcp-header` parameters; undefined for a tool this server does not have. */
+export type HeaderParams = (tool: string) => readonly HeaderParam[] | undefined;
+
 export interface StatelessOptions {
   dispatch: Dispatch;
+  /** A tool's `x-mcp-header` parameters, checked against `Mcp-Param-*` headers (2026-07-28). */
+  headerParams?: HeaderParams;
   maxBodyBytes: number;
   /** Largest JSON answer to one batch in bytes (default 16 MiB); calls past it get a `too_large` error. 0: no limit. */
   maxBatchBytes?: number;
@@ -121,6 +127,18 @@ async function answerLegacy(
   return batchAnswer(requests, answers, errors, budget);
 }
 
+/** A tools/call whose `Mcp-Param-*` headers do not say what its arguments say (see checkParamHeaders). */
+function paramHeaderMismatch(
+  headers: HeaderReader,
+  request: JSONRPCRequest,
+  options: StatelessOptions,
+): string | undefined {
+  if (request.method !== "tools/call" || options.headerParams === undefined) return undefined;
+  const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+  const params = typeof name === "string" ? options.headerParams(name) : undefined;
+  return params && params.length > 0 ? checkParamHeaders(headers, args, params) : undefined;
+}
+
 /** The id an error answer carries: the request's when the body had a usable one. */
 const errorAnswer = (id: string | number | null, code: number, message: string) =>
   json(400, { jsonrpc: "2.0", id, error: { code, message } });
@@ -147,6 +165,9 @@ async function answerModern(
   if (mismatch) return errorAnswer(first.id, JsonRpcCode.HeaderMismatch, mismatch);
   const verdict = checkScope(first, { authInfo: scope.authInfo, checkScopes: options.checkScopes });
   if (verdict instanceof Response) return verdict;
+  // A tool the caller may not see is answered as unknown by the call, not by its headers.
+  const paramMismatch = verdict?.ok === false ? undefined : paramHeaderMismatch(headers, first, options);
+  if (paramMismatch) return errorAnswer(first.id, JsonRpcCode.HeaderMismatch, paramMismatch);
   if (first.method === "subscriptions/listen" && options.openListen && !options.openListen()) {
     countRefused("listen_limit");
     return json(429, {

@@ -21,6 +21,7 @@ export type {
 } from "./context.js";
 export { DefinitionError } from "./definition-error.js";
 export { fencedData } from "./fence.js";
+export type { HeaderParam } from "./headers.js";
 export { hintErrorMap } from "./hints.js";
 export { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
 export { type JsonSchemaInput, jsonSchema } from "./json-schema-input.js";

@@ -8,6 +8,7 @@ import { type ParseOptions, type ParseResult, parseArguments } from "./arguments
 import { checkInputDescriptions, checkName, checkText, checkTimeout } from "./checks.js";
 import type { ToolContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
+import { type HeaderParam, headerParams } from "./headers.js";
 import { toValidationIssues } from "./hints.js";
 import {
   isObjectSchema,
@@ -162,6 +163,8 @@ export interface ToolDefinition<
   readonly handler: (args: ToolArgs<I>, ctx: ToolContext) => MaybePromise<ToolReturn<O>>;
   /** Zod, JSON Schema or Standard Schema: what `input` is written in. */
   readonly schemaKind: SchemaKind;
+  /** Parameters marked `x-mcp-header`: a 2026-07-28 HTTP client repeats them as `Mcp-Param-{name}` headers. */
+  readonly headerParams: readonly HeaderParam[];
   /** Checks a handler's value against the output schema (C3); `data` is what is sent. */
   checkOutput(value: unknown): OutputCheck;
   /** The tool's entry for tools/list. */
@@ -220,6 +223,7 @@ export function defineTool<I extends ToolInput, O extends ToolOutput | undefined
   const coerce = config.coerce !== false;
   const input = inputOf(label, config.name, config.input);
   checkInputDescriptions(label, input.published, DESCRIBE[input.kind]);
+  const headers = headerParams(label, input.published);
   let output: OutputOf | undefined;
   if (config.output !== undefined) output = outputOf(label, config.name, config.output);
   const annotations: ToolAnnotations = { ...config.annotations };
@@ -246,6 +250,7 @@ export function defineTool<I extends ToolInput, O extends ToolOutput | undefined
     wrapsOutput,
     handler: config.handler,
     schemaKind: input.kind,
+    headerParams: headers,
     checkOutput: (value: unknown): OutputCheck => (check === undefined ? { ok: true, data: value } : check(value)),
     listing,
     coerce,
