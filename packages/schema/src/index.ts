@@ -25,6 +25,7 @@ export type { HeaderParam } from "./headers.js";
 export { hintErrorMap } from "./hints.js";
 export { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
 export { type JsonSchemaInput, jsonSchema } from "./json-schema-input.js";
+export type { Icon, ListingExtras } from "./listing-extras.js";
 export {
   type AnyPrompt,
   type AnyResourceTemplate,

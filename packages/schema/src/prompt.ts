@@ -5,6 +5,7 @@ import { checkName, checkText, descriptionOf } from "./checks.js";
 import type { PromptContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
 import { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
+import { checkListingExtras, type ListingExtras } from "./listing-extras.js";
 import type { Completer } from "./resource.js";
 import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 
@@ -14,7 +15,7 @@ type ArgsObject = z.ZodObject<z.core.$ZodLooseShape>;
 /** What a prompt renders to: one user message, a list of messages, or a full result. */
 export type PromptBody = string | PromptMessage[] | GetPromptResult;
 
-export interface PromptConfig<A extends ArgsObject> {
+export interface PromptConfig<A extends ArgsObject> extends ListingExtras {
   name: string;
   title?: string;
   description: string;
@@ -76,8 +77,10 @@ export function definePrompt<A extends ArgsObject>(config: PromptConfig<A>): Pro
   for (const key of Object.keys(config.complete ?? {})) {
     if (!(key in shape)) throw new DefinitionError(label, "C13", `complete names "${key}", which is not an argument`);
   }
+  const extras = checkListingExtras(label, config);
   return Object.freeze({
     ...config,
+    ...extras,
     kind: "prompt" as const,
     requiredScopes,
     arguments: args,

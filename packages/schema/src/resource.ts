@@ -5,6 +5,7 @@ import { type CacheHint, checkCacheHint } from "./cache.js";
 import { checkName, checkText } from "./checks.js";
 import type { RequestContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
+import { checkListingExtras, type ListingExtras } from "./listing-extras.js";
 import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 
 type MaybePromise<T> = T | Promise<T>;
@@ -24,7 +25,7 @@ export interface CompletionContext extends RequestContext {
 /** Suggests values for one argument or template variable from what was typed so far. */
 export type Completer = (value: string, ctx: CompletionContext) => MaybePromise<readonly string[]>;
 
-export interface ResourceConfig {
+export interface ResourceConfig extends ListingExtras {
   uri: string;
   name: string;
   title?: string;
@@ -59,7 +60,8 @@ export function defineResource(config: ResourceConfig): ResourceDefinition {
       `uri must be an absolute URI such as note://index, got ${JSON.stringify(config.uri)}`,
     );
   }
-  return Object.freeze({ ...config, kind: "resource" as const, requiredScopes });
+  const extras = checkListingExtras(label, config);
+  return Object.freeze({ ...config, ...extras, kind: "resource" as const, requiredScopes });
 }
 
 /** One concrete resource a template lists in resources/list. */
@@ -71,7 +73,7 @@ export interface ListedResource {
   mimeType?: string;
 }
 
-export interface ResourceTemplateConfig<P extends ParamsObject> {
+export interface ResourceTemplateConfig<P extends ParamsObject> extends ListingExtras {
   /** RFC 6570 template such as `note://{title}`; every variable is a key of `params`. */
   uriTemplate: string;
   name: string;
@@ -139,8 +141,10 @@ export function defineResourceTemplate<P extends ParamsObject>(
     if (!variables.includes(key))
       throw new DefinitionError(label, "C13", `complete names "${key}", which is not a template variable`);
   }
+  const extras = checkListingExtras(label, config);
   return Object.freeze({
     ...config,
+    ...extras,
     kind: "resourceTemplate" as const,
     requiredScopes,
     variables,

@@ -24,6 +24,7 @@ import {
   JsonSchemaDocumentError,
   type JsonSchemaInput,
 } from "./json-schema-input.js";
+import { checkListingExtras, type Icon, type ListingExtras } from "./listing-extras.js";
 import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 import { compileStandardSchema, isStandardSchema, StandardSchemaError } from "./standard-input.js";
 
@@ -77,7 +78,7 @@ export type ToolReturn<O> = O extends z.ZodType
       ? In | FullResult
       : unknown;
 
-export interface ToolConfig<I extends ToolInput, O extends ToolOutput | undefined> {
+export interface ToolConfig<I extends ToolInput, O extends ToolOutput | undefined> extends ListingExtras {
   /** `^[A-Za-z0-9._-]{1,128}$`, unique in a server (C13). */
   name: string;
   title?: string;
@@ -154,6 +155,10 @@ export interface ToolDefinition<
   readonly timeoutMs: number | undefined;
   /** Scopes a token needs for this tool (its pack's apply too); [] when none. */
   readonly requiredScopes: RequiredScopes;
+  /** Icons published in tools/list. */
+  readonly icons?: readonly Icon[];
+  /** Metadata published in tools/list as `_meta`. */
+  readonly _meta?: Readonly<Record<string, unknown>>;
   /** Published input JSON Schema (C5). */
   readonly inputSchema: JsonSchema & { type: "object" };
   /** Published output JSON Schema, wrapped for non-object results (C2). */
@@ -191,6 +196,8 @@ export interface ToolListing {
   inputSchema: JsonSchema & { type: "object" };
   outputSchema?: JsonSchema & { type: "object" };
   annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
 }
 
 function schemaFor(name: string, schema: z.ZodType, io: "input" | "output"): JsonSchema {
@@ -229,10 +236,13 @@ export function defineTool<I extends ToolInput, O extends ToolOutput | undefined
   const annotations: ToolAnnotations = { ...config.annotations };
   if (config.title !== undefined) annotations.title = config.title;
   const inputSchema = input.published;
+  const extras = checkListingExtras(label, config);
   const listing: ToolListing = { name: config.name, description: config.description, inputSchema };
   if (config.title !== undefined) listing.title = config.title;
+  if (extras.icons) listing.icons = extras.icons;
   if (output) listing.outputSchema = output.published;
   if (Object.keys(annotations).length > 0) listing.annotations = annotations;
+  if (extras._meta) listing._meta = extras._meta;
   const wrapsOutput = output?.wraps ?? false;
   const check = output?.check;
   return Object.freeze({
@@ -245,6 +255,7 @@ export function defineTool<I extends ToolInput, O extends ToolOutput | undefined
     annotations,
     timeoutMs: config.timeoutMs,
     requiredScopes,
+    ...extras,
     inputSchema,
     outputSchema: output?.published,
     wrapsOutput,

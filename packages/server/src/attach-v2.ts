@@ -130,6 +130,8 @@ function registerTool(binding: Binding, tool: AnyTool): void {
   // Already wrapped as {result} for non-object output (C2).
   if (listing.outputSchema !== undefined) config.outputSchema = passThrough(listing.outputSchema);
   if (listing.annotations !== undefined) config.annotations = listing.annotations;
+  if (listing.icons !== undefined) config.icons = listing.icons;
+  if (listing._meta !== undefined) config._meta = listing._meta;
   const onCall = async (args: unknown, ctx: V2Context) => {
     const denied = scopeDeniedResult(binding.runtime, tool, ctx.http?.authInfo);
     if (denied) return denied;

@@ -199,6 +199,8 @@ function registerTool(
   // Already wrapped as {result} for non-object output (C2); runTool checks it (C3).
   if (listing.outputSchema !== undefined) config.outputSchema = publishedAs(listing.outputSchema);
   if (listing.annotations !== undefined) config.annotations = listing.annotations;
+  // The SDK 1.x McpServer lists _meta but has no place for icons.
+  if (listing._meta !== undefined) config._meta = listing._meta;
   const callback = async (args: unknown, rawExtra: unknown): Promise<CallToolResult> => {
     const extra = rawExtra as SdkExtra;
     const denied = scopeDeniedResult(runtime, tool, extra.authInfo);

@@ -74,8 +74,24 @@ const askingPack = definePack({
   ],
 });
 
+const ICONS = [{ src: "https://example.com/badge.png", mimeType: "image/png", sizes: ["48x48"] }];
+const badgePack = definePack({
+  name: "badges",
+  tools: [
+    defineTool({
+      name: "badge",
+      description: "Shows a badge.",
+      input: z.object({}),
+      icons: ICONS,
+      _meta: { "com.example/kind": "badge" },
+      handler: () => "badge",
+    }),
+  ],
+});
+
 // Packs are made once; v2 makes a McpServer per request, and the same packs go on each of them.
 const packs = [
+  badgePack,
   notesPack,
   crmPack(crm),
   miscPack,
@@ -223,6 +239,14 @@ describe.each(["modern", "legacy"] as const)("attachPack on a v2 McpServer, %s e
       type: "object",
       properties: { result: { type: "number" } },
       required: ["result"],
+    });
+  });
+
+  it("a tool's icons and _meta are listed as createServer lists them", async () => {
+    const { tools } = await client().listTools();
+    expect(tools.find((t) => t.name === "badge")).toMatchObject({
+      icons: ICONS,
+      _meta: { "com.example/kind": "badge" },
     });
   });
 

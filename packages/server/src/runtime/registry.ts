@@ -1,5 +1,13 @@
 import type { Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { AnyPrompt, AnyResourceTemplate, AnyTool, Pack, ResourceDefinition, ToolListing } from "@toolshed/schema";
+import type {
+  AnyPrompt,
+  AnyResourceTemplate,
+  AnyTool,
+  ListingExtras,
+  Pack,
+  ResourceDefinition,
+  ToolListing,
+} from "@toolshed/schema";
 import { checkUniqueNames } from "@toolshed/schema/internal";
 import { type AccessKind, type AccessTarget, scopesOf } from "../access.js";
 
@@ -12,6 +20,8 @@ export interface PromptListing {
   title?: string;
   description: string;
   arguments: unknown[];
+  icons?: unknown[];
+  _meta?: Record<string, unknown>;
 }
 
 /**
@@ -88,14 +98,14 @@ function describePrompt(p: AnyPrompt): PromptListing {
     arguments: [...p.arguments],
   };
   if (p.title !== undefined) out.title = p.title;
-  return out;
+  return withExtras(out, p);
 }
 
 function describeTemplate(t: AnyResourceTemplate): ResourceTemplate {
   const out: ResourceTemplate = { uriTemplate: t.uriTemplate, name: t.name, description: t.description };
   if (t.title !== undefined) out.title = t.title;
   if (t.mimeType !== undefined) out.mimeType = t.mimeType;
-  return out;
+  return withExtras(out, t);
 }
 
 /** One entry of resources/list for a fixed resource. */
@@ -103,5 +113,13 @@ export function describeResource(r: ResourceDefinition): Resource {
   const out: Resource = { uri: r.uri, name: r.name, description: r.description };
   if (r.title !== undefined) out.title = r.title;
   if (r.mimeType !== undefined) out.mimeType = r.mimeType;
-  return out;
+  return withExtras(out, r);
+}
+
+/** A list entry with the definition's icons and `_meta`, when it has them. */
+function withExtras<T extends object>(out: T, d: ListingExtras): T {
+  const entry = out as T & ListingExtras;
+  if (d.icons !== undefined) entry.icons = d.icons;
+  if (d._meta !== undefined) entry._meta = d._meta;
+  return entry;
 }
