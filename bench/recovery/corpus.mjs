@@ -24,6 +24,8 @@ export const FORMS = [
   { id: "uncoercible", label: "wrong type no rule can coerce" },
 ];
 
+/** Arguments whose maximum is no correct call: see the range entries below. */
+const AT_MAXIMUM_IS_WRONG = new Set(["min_arr", "expected_version"]);
 const TICKETS = ["T-1001", "T-1002", "T-1003", "T-1004", "T-1005", "T-1006", "T-1007", "T-1008"];
 const ACCOUNTS = ["acc_1001", "acc_1002", "acc_1003", "acc_1004"];
 const pick = (list, n) => list[n % list.length];
@@ -231,7 +233,13 @@ function buildPool(tools, rounds) {
           });
           c = fresh();
           value = c.args[key];
-          if (prop.maximum !== undefined && (round % 2 === 0 || prop.minimum === undefined)) {
+          // Over the maximum only where the maximum is a value a caller means: min_arr there would
+          // break the min_arr <= max_arr rule, and a version there is not the note's version.
+          if (
+            prop.maximum !== undefined &&
+            !AT_MAXIMUM_IS_WRONG.has(key) &&
+            (round % 2 === 0 || prop.minimum === undefined)
+          ) {
             const sent = { ...c.args, [key]: prop.maximum * 10 };
             add("range", tool, c, sent, sent, {
               expect: { ...c.args, [key]: prop.maximum },

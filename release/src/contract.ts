@@ -31,7 +31,7 @@ export function describeDifference(pkg: string, snapshotPath: string, changes: C
     ...describeChanges(changes),
     `If the change is intended, update the snapshot: ${UPDATE_COMMAND}`,
     changes.some((c) => c.kind === "breaking")
-      ? `A breaking difference needs a major changeset for ${pkg}: npx -y pnpm@12.4.2 changeset (choose major).`
+      ? `A breaking difference needs a major changeset for ${pkg} (a minor while it is 0.x, which caret ranges do not cross): npx -y pnpm@12.4.2 changeset.`
       : "Additive differences need a changeset (minor) like any user-visible change.",
   ].join("\n");
 }

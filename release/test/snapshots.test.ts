@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { crmPack, SqliteCrmStore } from "@toolshed/crm";
 import { notesPack, SqliteNotesStore } from "@toolshed/notes";
 import type { Pack } from "@toolshed/schema";
-import { majorChangesetsFor, parseChangesetBumps as parseFrontMatter } from "@toolshed/testing";
+import { breakingChangesetsFor, majorChangesetsFor, parseChangesetBumps as parseFrontMatter } from "@toolshed/testing";
 import { SqliteTicketsStore, ticketsPack } from "@toolshed/tickets";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/lib/workspace.mjs";
@@ -19,6 +19,14 @@ import { comparisonBase, git } from "../src/git.js";
 
 const UPDATE = process.env.TOOLSHED_UPDATE_SNAPSHOTS === "1";
 const CHANGESETS = join(ROOT, ".changeset");
+
+/** The changesets that allow a breaking change to a pack: major, or minor while its package is 0.x. */
+function breakingChangesets(name: string, folder: string): string[] {
+  const { version } = JSON.parse(readFileSync(join(ROOT, "packages", folder, "package.json"), "utf8")) as {
+    version?: string;
+  };
+  return breakingChangesetsFor(CHANGESETS, name, version);
+}
 
 // Each pack over an empty in-memory SQLite store: the contract does not depend on the data.
 const PACKS: Array<{ name: string; folder: string; open: () => Pack }> = [
@@ -50,10 +58,10 @@ describe("contract snapshots", () => {
       const comparison = committed ? compareContracts(committed, live) : undefined;
 
       if (UPDATE) {
-        if (comparison?.breaking && majorChangesetsFor(CHANGESETS, name).length === 0) {
+        if (comparison?.breaking && breakingChangesets(name, folder).length === 0) {
           throw new Error(
             `${describeDifference(name, relativePath, comparison.changes)}\n` +
-              `Not updated: add a .changeset/*.md that names "${name}": major first.`,
+              `Not updated: add a .changeset/*.md that names "${name}": major (minor while 0.x) first.`,
           );
         }
         if (!comparison?.same) writeFileSync(file, `${JSON.stringify(live, null, 2)}\n`);
@@ -73,7 +81,7 @@ describe("committed snapshot changes", () => {
   const { base, reason } = comparisonBase(ROOT);
   for (const { name, folder } of PACKS) {
     const path = `packages/${folder}/contract.snapshot.json`;
-    it(`a breaking change to ${path} since the comparison base comes with a major changeset`, () => {
+    it(`a breaking change to ${path} since the comparison base comes with a major changeset (minor while 0.x)`, () => {
       const before = base ? git(ROOT, ["show", `${base}:${path}`]) : undefined;
       const after = git(ROOT, ["show", `HEAD:${path}`]);
       if (!before || !after) {
@@ -84,10 +92,10 @@ describe("committed snapshot changes", () => {
         JSON.parse(before) as ContractSnapshot,
         JSON.parse(after) as ContractSnapshot,
       );
-      if (comparison.breaking && majorChangesetsFor(CHANGESETS, name).length === 0) {
+      if (comparison.breaking && breakingChangesets(name, folder).length === 0) {
         throw new Error(
           `${describeDifference(name, path, comparison.changes)}\n` +
-            `The committed snapshot changed in a breaking way since ${base}, but no .changeset/*.md names "${name}": major.`,
+            `The committed snapshot changed in a breaking way since ${base}, but no .changeset/*.md names "${name}": major (minor while 0.x).`,
         );
       }
     });
@@ -135,7 +143,7 @@ describe("the snapshot check itself", () => {
     expect(text).toContain("breaking: tool search input.limit: maximum lowered to 20");
     expect(text).toContain("additive: tool brand_new: tool added");
     expect(text).toContain(UPDATE_COMMAND);
-    expect(text).toContain("needs a major changeset for @toolshed/x");
+    expect(text).toContain("needs a major changeset for @toolshed/x (a minor while it is 0.x");
   });
 
   it("counts a description-only change as a difference, but not a breaking one", () => {

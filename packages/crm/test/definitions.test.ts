@@ -86,12 +86,14 @@ describe("definitions", () => {
         min_arr: {
           type: "number",
           minimum: 0,
+          maximum: 1_000_000_000_000,
           default: 0,
           description: "Lowest annual recurring revenue in US dollars",
         },
         max_arr: {
           type: "number",
           minimum: 0,
+          maximum: 1_000_000_000_000,
           description: "Highest annual recurring revenue in US dollars; at least min_arr",
         },
         limit: {

@@ -65,7 +65,7 @@ describe("tools/list of the notes, tickets and CRM packs", () => {
     });
     expect(integerBounds(of("update_note").inputSchema)["/properties/expected_version"]).toEqual({
       minimum: 1,
-      maximum: undefined,
+      maximum: 2_147_483_647,
     });
     expect(integerBounds(of("get_note").outputSchema)["/properties/words"]).toEqual({ minimum: 0, maximum: undefined });
     expect(integerBounds(of("get_ticket").outputSchema)["/properties/comment_count"]).toEqual({

@@ -25,6 +25,27 @@ export function majorChangesetsFor(dir: string, packageName: string): string[] {
     .filter((file) => parseChangesetBumps(readFileSync(join(dir, file), "utf8")).get(packageName) === "major");
 }
 
+/**
+ * The changeset files in `dir` that give `packageName` a breaking-change bump, sorted: `major`, or
+ * `minor` while `version` is 0.x (npm's caret ranges do not cross a 0.x minor, so it breaks nobody).
+ */
+export function breakingChangesetsFor(dir: string, packageName: string, version?: string): string[] {
+  if (!existsSync(dir)) return [];
+  const enough: Bump[] = isZeroMajor(version) ? ["major", "minor"] : ["major"];
+  return readdirSync(dir)
+    .filter((file) => file.endsWith(".md") && file.toLowerCase() !== "readme.md")
+    .sort()
+    .filter((file) => {
+      const bump = parseChangesetBumps(readFileSync(join(dir, file), "utf8")).get(packageName);
+      return bump !== undefined && enough.includes(bump);
+    });
+}
+
+/** Whether a version is 0.x, where a minor bump is the breaking one. */
+export function isZeroMajor(version: string | undefined): boolean {
+  return version !== undefined && /^0\.\d+\.\d+/.test(version);
+}
+
 /** The first folder at or above `start` that has `name` in it, or undefined. */
 function findUp(start: string, name: string, isDir: boolean): string | undefined {
   let dir = start;
@@ -44,8 +65,14 @@ export function findChangesetDir(start: string): string | undefined {
 
 /** The `name` of the package.json at or above `start`. */
 export function nearestPackageName(start: string): string | undefined {
+  return nearestPackage(start)?.name;
+}
+
+/** The `name` and `version` of the package.json at or above `start`. */
+export function nearestPackage(start: string): { name: string; version?: string } | undefined {
   const file = findUp(start, "package.json", false);
   if (!file) return undefined;
-  const name = (JSON.parse(readFileSync(file, "utf8")) as { name?: unknown }).name;
-  return typeof name === "string" ? name : undefined;
+  const { name, version } = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; version?: unknown };
+  if (typeof name !== "string") return undefined;
+  return typeof version === "string" ? { name, version } : { name };
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Pack } from "@toolshed/schema";
 import { type ContractChange, diffContracts, type PublishedContract } from "@toolshed/schema/internal";
-import { findChangesetDir, majorChangesetsFor, nearestPackageName } from "./changesets.js";
+import { breakingChangesetsFor, findChangesetDir, isZeroMajor, nearestPackage } from "./changesets.js";
 import { connectPack } from "./connect.js";
 
 export type { ContractChange };
@@ -120,15 +120,21 @@ export async function checkPackContract(
   }
   const head = [`The published contract differs from ${file}:`, ...describeChanges(changes)];
   if (breaking) {
-    const packageName = options.packageName ?? nearestPackageName(dirname(file));
+    const nearest = nearestPackage(dirname(file));
+    const packageName = options.packageName ?? nearest?.name;
+    const version = nearest?.name === packageName ? nearest?.version : undefined;
+    const zero = isZeroMajor(version);
     const changesetDir = options.changesetDir ?? findChangesetDir(dirname(file));
-    const majors = packageName && changesetDir ? majorChangesetsFor(changesetDir, packageName) : [];
-    if (majors.length === 0) {
+    const found = packageName && changesetDir ? breakingChangesetsFor(changesetDir, packageName, version) : [];
+    if (found.length === 0) {
       const where = changesetDir ?? "a .changeset folder (none found above the snapshot file)";
+      const name = packageName ?? "<your package>";
       throw new Error(
         [
           ...head,
-          `A breaking change needs a major version: add a changeset in ${where} whose front matter names "${packageName ?? "<your package>"}": major,`,
+          zero
+            ? `A breaking change needs a new version that caret ranges do not take: while ${name} is ${version}, a minor; add a changeset in ${where} whose front matter names "${name}": minor (or major),`
+            : `A breaking change needs a major version: add a changeset in ${where} whose front matter names "${name}": major,`,
           `then update the snapshot with ${UPDATE_SNAPSHOTS_ENV}=1. Or keep the contract compatible.`,
         ].join("\n"),
       );
@@ -137,7 +143,7 @@ export async function checkPackContract(
       throw new Error(
         [
           ...head,
-          `Major changeset found (${majors.join(", ")}); the snapshot is out of date, run with ${UPDATE_SNAPSHOTS_ENV}=1 to update it.`,
+          `${zero ? "Breaking-change" : "Major"} changeset found (${found.join(", ")}); the snapshot is out of date, run with ${UPDATE_SNAPSHOTS_ENV}=1 to update it.`,
         ].join("\n"),
       );
     }

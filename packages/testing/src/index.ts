@@ -16,7 +16,7 @@ export {
   resultText,
   type ToolErrorDetails,
 } from "./assertions.js";
-export { type Bump, majorChangesetsFor, parseChangesetBumps } from "./changesets.js";
+export { type Bump, breakingChangesetsFor, majorChangesetsFor, parseChangesetBumps } from "./changesets.js";
 export {
   type CallOptions,
   type ConnectPackOptions,

@@ -92,6 +92,35 @@ describe("checkPackContract", () => {
     expect(readFileSync(snapshot, "utf8")).toBe(before);
   });
 
+  it("takes a minor changeset for a breaking change while the package is 0.x, which caret ranges do not cross", async () => {
+    writeFileSync(
+      join(root, "packages", "books", "package.json"),
+      JSON.stringify({ name: "@acme/books", version: "0.4.2" }),
+    );
+    await checkPackContract(basePack(), snapshot);
+    const refused = await checkPackContract(narrowedPack(), snapshot, { update: true }).catch((e: unknown) => e);
+    expect((refused as Error).message.split("\n")[2]).toBe(
+      `A breaking change needs a new version that caret ranges do not take: while @acme/books is 0.4.2, a minor; add a changeset in ${join(root, ".changeset")} whose front matter names "@acme/books": minor (or major),`,
+    );
+    writeFileSync(join(root, ".changeset", "tweak.md"), '---\n"@acme/books": minor\n---\n\nShorter ids.\n');
+    await expect(checkPackContract(narrowedPack(), snapshot, { update: false })).rejects.toThrow(
+      "Breaking-change changeset found (tweak.md); the snapshot is out of date",
+    );
+    expect(await checkPackContract(narrowedPack(), snapshot, { update: true })).toEqual([
+      { kind: "breaking", at: "tool get_book input.id", message: "maxLength lowered to 10" },
+    ]);
+    // From 1.0 on, a minor is not enough.
+    writeFileSync(
+      join(root, "packages", "books", "package.json"),
+      JSON.stringify({ name: "@acme/books", version: "1.0.0" }),
+    );
+    rmSync(snapshot);
+    await checkPackContract(basePack(), snapshot);
+    await expect(checkPackContract(narrowedPack(), snapshot, { update: true })).rejects.toThrow(
+      "A breaking change needs a major version: add a changeset in",
+    );
+  });
+
   it("accepts a breaking change with a major changeset for the package, once the snapshot is updated", async () => {
     await checkPackContract(basePack(), snapshot);
     writeFileSync(join(root, ".changeset", "other.md"), '---\n"@acme/other": major\n---\n\nElsewhere.\n');

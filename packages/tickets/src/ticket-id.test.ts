@@ -1,5 +1,6 @@
 import { NotFoundError } from "@toolshed/errors";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { formatTicketId, parseTicketId, ticketIdSchema, ticketNotFoundError, ticketNumberTypos } from "./ticket-id.js";
 
 describe("ticket ids", () => {
@@ -15,6 +16,12 @@ describe("ticket ids", () => {
     const parsed = ticketIdSchema("id").safeParse("ticket 7");
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toBe('must be a ticket id such as "T-1001" (got "ticket 7")');
+    // Longer than any id: the same one message, and maxLength published.
+    const long = ticketIdSchema("id").safeParse("T-10000000000000");
+    expect(long.error?.issues.map((i) => i.message)).toEqual([
+      'must be a ticket id such as "T-1001" (got "T-10000000000000")',
+    ]);
+    expect(z.toJSONSchema(ticketIdSchema("id"))).toMatchObject({ type: "string", maxLength: 11 });
   });
 
   it("lists the numbers one typo away", () => {

@@ -4,6 +4,7 @@ import { z } from "zod";
 
 /** Ticket ids are `T-` and a number without leading zeros, such as `T-1001`. */
 export const TICKET_ID_PATTERN = /^T-[1-9][0-9]{0,8}$/;
+const TICKET_ID_MAX_LENGTH = 11;
 
 export function formatTicketId(num: number): string {
   return `T-${num}`;
@@ -16,12 +17,16 @@ export function parseTicketId(id: string): number | undefined {
 
 /** A Zod string for a ticket id whose failure says what an id looks like (C6). */
 export function ticketIdSchema(description: string) {
-  return z
-    .string()
-    .regex(TICKET_ID_PATTERN, {
-      error: (issue) => `must be a ticket id such as "T-1001" (got ${describeValue(issue.input)})`,
-    })
-    .describe(description);
+  const error = (issue: { input?: unknown }) =>
+    `must be a ticket id such as "T-1001" (got ${describeValue(issue.input)})`;
+  return (
+    z
+      .string()
+      // The longest id the pattern allows, published so that clients see the bound; one message either way.
+      .max(TICKET_ID_MAX_LENGTH, { error, abort: true })
+      .regex(TICKET_ID_PATTERN, { error })
+      .describe(description)
+  );
 }
 
 /**

@@ -30,14 +30,18 @@ describe("published definitions", () => {
     ]);
   });
 
-  it("publishes search_tickets exactly as the seed lesson defines it", () => {
+  it("publishes search_tickets as the seed lesson defines it, with the query bounded", () => {
     const search = tool("search_tickets");
     expect(search.title).toBe("Search tickets");
     expect(search.description).toBe("Search support tickets. Use before creating a ticket to avoid duplicates.");
     expect(search.inputSchema).toEqual({
       type: "object",
       properties: {
-        query: { type: "string", description: "Words to match in title or body" },
+        query: {
+          type: "string",
+          maxLength: 200,
+          description: "Words to match in title or body, at most 200 characters",
+        },
         status: {
           type: "string",
           enum: ["open", "closed", "any"],

@@ -3,6 +3,9 @@ import { z } from "zod";
 import type { CrmDeps } from "../deps.js";
 import { tierSchema } from "../schemas.js";
 
+// A trillion dollars: more than any account's ARR, so that the bound is published.
+const MAX_ARR = 1_000_000_000_000;
+
 export const searchAccountsInput = z
   .object({
     query: z
@@ -11,8 +14,13 @@ export const searchAccountsInput = z
       .max(200)
       .describe("Name or keyword to look for in account names, domains and notes, e.g. 'acme' or 'logistics'"),
     tier: tierSchema.optional().describe("Only accounts of this tier"),
-    min_arr: z.number().min(0).default(0).describe("Lowest annual recurring revenue in US dollars"),
-    max_arr: z.number().min(0).optional().describe("Highest annual recurring revenue in US dollars; at least min_arr"),
+    min_arr: z.number().min(0).max(MAX_ARR).default(0).describe("Lowest annual recurring revenue in US dollars"),
+    max_arr: z
+      .number()
+      .min(0)
+      .max(MAX_ARR)
+      .optional()
+      .describe("Highest annual recurring revenue in US dollars; at least min_arr"),
     limit: z.number().int().min(1).max(100).default(20).describe("Most accounts to return on this page"),
     cursor: z
       .string()

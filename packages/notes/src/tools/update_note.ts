@@ -14,6 +14,8 @@ export const updateNoteInput = z
       .number()
       .int()
       .min(1)
+      // Versions are stored as 32-bit integers.
+      .max(2_147_483_647)
       .optional()
       .describe("The version you last saw; if the note has changed since, nothing is written and you get a conflict"),
   })

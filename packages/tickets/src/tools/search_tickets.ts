@@ -5,7 +5,7 @@ import { TicketSummarySchema } from "../schemas.js";
 import type { TicketsStore } from "../store.js";
 
 export const SearchTicketsInput = z.object({
-  query: z.string().describe("Words to match in title or body"),
+  query: z.string().max(200).describe("Words to match in title or body, at most 200 characters"),
   status: z
     .enum(["open", "closed", "any"])
     .default("open")
