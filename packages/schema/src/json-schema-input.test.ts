@@ -1,4 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { z } from "zod";
 import { DefinitionError } from "./definition-error.js";
 import { jsonSchema } from "./json-schema-input.js";
 import { defineTool, shapeToolResult, type ToolDefinition } from "./tool.js";
@@ -211,6 +212,12 @@ describe("a JSON Schema definition that cannot work fails when it is made (C5, C
     );
     expect(define({ $schema: "http://json-schema.org/draft-04/schema#", type: "object" })).toThrow(
       'Tool "bad_tool": input schema: $schema "http://json-schema.org/draft-04/schema#" is not supported; use "https://json-schema.org/draft/2020-12/schema" (the default when $schema is left out) or "http://json-schema.org/draft-07/schema#" [C5]',
+    );
+  });
+
+  it("is a raw shape of Zod schemas, as the SDK's McpServer takes", () => {
+    expect(define({ query: z.string().describe("Query") })).toThrow(
+      'Tool "bad_tool": input is an object of Zod schemas (a raw shape); wrap it in z.object({ … }) so that it is one Zod object [C5]',
     );
   });
 

@@ -354,6 +354,14 @@ function inputOf(label: string, name: string, schema: unknown): InputOf {
       parse: (args, options) => parseArguments(schema, args, options),
     };
   }
+  // The SDK's McpServer takes a raw shape ({ query: z.string() }): say how to write it here.
+  if (isJsonSchemaDocument(schema) && Object.values(schema).some(isZod)) {
+    throw new DefinitionError(
+      label,
+      "C5",
+      "input is an object of Zod schemas (a raw shape); wrap it in z.object({ … }) so that it is one Zod object",
+    );
+  }
   const other = compileOther(label, schema, "input");
   if (other === undefined) throw new DefinitionError(label, "C5", NOT_AN_INPUT);
   if (other.published.type !== "object") {
