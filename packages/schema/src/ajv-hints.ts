@@ -122,8 +122,10 @@ function compositeHint(error: ErrorObject, errors: readonly ErrorObject[], root:
     const types = groups.map((g) => (g[0]?.params as { type?: unknown } | undefined)?.type);
     return { path, message: `must be ${typeNames(types.flat())} ${got}` };
   }
-  const best = [...groups].sort((a, b) => hintsOf(a, root).length - hintsOf(b, root).length)[0] ?? [];
-  const detail = hintsOf(best, root)
+  // Each branch rendered once; the one with the fewest problems is the closest.
+  const rendered = groups.map((g) => hintsOf(g, root));
+  const best = rendered.reduce((a, b) => (b.length < a.length ? b : a));
+  const detail = best
     .map((h) => (h.path.length > path.length ? `${formatPath(h.path)}: ${h.message}` : h.message))
     .join("; ");
   return { path, message: `does not match any allowed form; closest: ${detail}` };

@@ -7,9 +7,6 @@ import type { JsonSchema } from "./json-schema.js";
 // Schemas of other libraries through Standard Schema (`~standard`): Valibot, ArkType and the rest.
 // The published JSON Schema comes from the library (Standard JSON Schema, `~standard.jsonSchema`).
 
-/** A Standard Schema that can also say what it admits as JSON Schema. */
-export type StandardInput<I = unknown, O = I> = StandardSchemaV1<I, O> & StandardJSONSchemaV1<I, O>;
-
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   const props = (value as { "~standard"?: { version?: unknown; validate?: unknown } } | null)?.["~standard"];
   return (
