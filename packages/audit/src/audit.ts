@@ -1,10 +1,11 @@
-import { ConnectError, type Connection, connect, type Outcome } from "./connect.js";
+import { ConnectError, type Connection, connect } from "./connect.js";
 import {
   checkDefinitions,
   type PromptDefinition,
   type ResourceDefinition,
   type ToolDefinition,
 } from "./definitions.js";
+import type { Outcome } from "./outcome.js";
 import { plural, runProbes } from "./probes.js";
 import { ruleResults, scoreOf } from "./report.js";
 import type { RuleId } from "./rules.js";

@@ -1,7 +1,8 @@
 import fc from "fast-check";
-import type { Connection, Outcome } from "./connect.js";
+import type { Connection } from "./connect.js";
 import type { Findings, ToolDefinition } from "./definitions.js";
 import { findLeak } from "./leaks.js";
+import type { Outcome } from "./outcome.js";
 import type { RuleId } from "./rules.js";
 import { definitionsOf, isSchema, resolveRef, type Schema, typesOf } from "./schema-walk.js";
 import type { Finding } from "./types.js";
@@ -52,7 +53,10 @@ function answered(outcome: Outcome, timeoutMs: number): string {
     case "result":
       return `${outcome.result.isError === true ? "isError result" : "result"} "${clip(textOf(outcome), 100)}"`;
     case "error":
-      return `JSON-RPC ${outcome.code} "${clip(outcome.message, 100)}"`;
+      // No code: the transport answered (an HTTP status without a JSON-RPC body), not the protocol.
+      return Number.isNaN(outcome.code)
+        ? `"${clip(outcome.message, 100)}"`
+        : `JSON-RPC ${outcome.code} "${clip(outcome.message, 100)}"`;
     case "timeout":
       return `no answer in ${timeoutMs} ms`;
     case "too_large":
@@ -453,13 +457,13 @@ export async function runProbes(
       message: `during the probes: ${connection.lost() ?? "the connection closed (the server exited or dropped it)"}`,
     });
   } else {
-    const ping = await connection.request("ping");
+    const ping = await connection.request(connection.heartbeat);
     const list = await connection.request("tools/list");
     if (ping.kind !== "result")
       recorder.add("B6", {
         status: "fail",
         subject: "server",
-        message: `ping after probing: ${answered(ping, settings.timeoutMs)}`,
+        message: `${connection.heartbeat} after probing: ${answered(ping, settings.timeoutMs)}`,
       });
     if (list.kind !== "result")
       recorder.add("B6", {
@@ -467,7 +471,7 @@ export async function runProbes(
         subject: "server",
         message: `tools/list after probing: ${answered(list, settings.timeoutMs)}`,
       });
-    else checked.set("B6", `ping and tools/list answered after ${plural(calls, "call")}`);
+    else checked.set("B6", `${connection.heartbeat} and tools/list answered after ${plural(calls, "call")}`);
   }
 
   return { findings: recorder.findings, checked, skipped, probed: safe.map((t) => t.name), calls };

@@ -38,7 +38,9 @@ export interface RuleResult {
 }
 
 export interface ProtocolInfo {
-  /** The revision the 2025-era handshake (`initialize`) settled on, if it succeeded. */
+  /** The revision the audit's requests spoke: 2026-07-28 when the server offers it, else what initialize settled on. */
+  audited: string;
+  /** The revision the 2025-era handshake (`initialize`) settled on, when the audit used it. */
   negotiated?: string;
   /** The revisions `server/discover` (2026-07-28) listed, if the server answered it. */
   discovered?: string[];

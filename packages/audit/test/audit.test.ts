@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { type AuditReport, auditServer, RULES, type RuleResult } from "../src/index.js";
-import { cleanUp, fixture, STDIO_SERVER, startHttpServer, tempDb } from "./helpers.js";
+import { cleanUp, fixture, STDIO_SERVER, startFixtureServer, startHttpServer, tempDb } from "./helpers.js";
 
 afterAll(cleanUp);
 
@@ -18,25 +18,33 @@ const evidence = (report: AuditReport, id: string) =>
 const TOOLSHED_PASSES = RULES.map((r) => r.id);
 
 describe("Toolshed's own servers", () => {
-  it("the stdio server scores 100 and passes every rule, in both eras", async () => {
+  it("the stdio server scores 100 and passes every rule, audited in 2026-07-28", async () => {
     const report = await auditServer({
       command: process.execPath,
       args: [STDIO_SERVER, "--db", tempDb(), "--log-level", "silent"],
     });
     expect(statuses(report, TOOLSHED_PASSES)).toEqual(Object.fromEntries(TOOLSHED_PASSES.map((id) => [id, "pass"])));
     expect(report.score).toBe(100);
-    expect(report.protocol).toMatchObject({ negotiated: "2025-11-25", discovered: ["2026-07-28"] });
+    expect(report.protocol).toEqual({
+      audited: "2026-07-28",
+      discovered: ["2026-07-28"],
+      eras: "audited in 2026-07-28, the newest revision server/discover offered (2026-07-28)",
+    });
+    expect(report.server).toEqual({ name: "toolshed", version: expect.any(String) });
     expect(report.counts).toMatchObject({ tools: 15, probedTools: 7, prompts: 3 });
+    expect(rule(report, "B6").summary).toMatch(/^server\/discover and tools\/list answered after \d+ calls$/);
     expect(rule(report, "B5").summary).toMatch(/^JSON-RPC -32602 "Unknown tool: toolshed_audit_no_such_tool_42/);
   });
 
-  it("the HTTP server scores 100 and passes every rule, in both eras", async () => {
+  it("the HTTP server scores 100 and passes every rule, audited in 2026-07-28", async () => {
     const url = await startHttpServer();
     const report = await auditServer({ url }, { runs: 10 });
     expect(statuses(report, TOOLSHED_PASSES)).toEqual(Object.fromEntries(TOOLSHED_PASSES.map((id) => [id, "pass"])));
     expect(report.score).toBe(100);
     expect(report.target).toBe(url);
-    expect(report.protocol).toMatchObject({ negotiated: "2025-11-25", discovered: ["2026-07-28"] });
+    expect(report.protocol).toMatchObject({ audited: "2026-07-28", discovered: ["2026-07-28"] });
+    expect(report.protocol.negotiated).toBeUndefined();
+    expect(report.counts).toMatchObject({ tools: 15, probedTools: 7, prompts: 3 });
   });
 });
 
@@ -53,6 +61,13 @@ describe("a deliberately bad SDK McpServer", () => {
       B6: "pass",
     });
     expect(evidence(report, "D6")).toEqual(["lookup: key is a string with no maxLength or enum"]);
+    // A 2025 server: server/discover is refused (-32601), so the SDK client's initialize follows.
+    expect(report.protocol).toEqual({
+      audited: "2025-11-25",
+      negotiated: "2025-11-25",
+      eras: "audited in 2025-11-25 via initialize; server/discover not answered (no 2026-07-28)",
+    });
+    expect(rule(report, "B6").summary).toBe("ping and tools/list answered after 1 call");
     expect(evidence(report, "D8")).toEqual([
       "lookup: no readOnlyHint: clients must assume it writes, and read-only modes cannot offer it",
     ]);
@@ -94,11 +109,46 @@ describe("a FastMCP server", () => {
 });
 
 describe("a server that speaks only 2026-07-28", () => {
-  it("is refused with a message that says so", async () => {
-    await expect(
-      auditServer({ command: process.execPath, args: [fixture("modern-only.mjs")] }, { timeoutMs: 3000 }),
-    ).rejects.toThrow(
-      /speaks only MCP 2026-07-28 \(server\/discover answered, initialize did not\); toolshed-audit's client \(SDK 1\.x\) audits servers that accept the 2025 handshake/,
+  it("is audited in 2026-07-28 over stdio, every request in the _meta envelope", async () => {
+    // The fixture refuses a request without the envelope (-32602) and has no ping: B1 and B6 pass only
+    // when the audit speaks the revision.
+    const report = await auditServer({ command: process.execPath, args: [fixture("modern-only.mjs")] });
+    expect(report.protocol).toMatchObject({ audited: "2026-07-28", discovered: ["2026-07-28"] });
+    expect(report.server).toEqual({ name: "modern-only", version: "1.0.0" });
+    expect(statuses(report, ["D6", "B1", "B2", "B3", "B5", "B6"])).toEqual({
+      D6: "pass",
+      B1: "pass",
+      B2: "pass",
+      B3: "pass",
+      B5: "pass",
+      B6: "pass",
+    });
+    expect(report.score).toBe(100);
+    expect(rule(report, "B5").summary).toBe(
+      'JSON-RPC -32602 "Unknown tool: toolshed_audit_no_such_tool_42; the only tool is shout"',
     );
+  });
+
+  it("repeats an x-mcp-header argument as its Mcp-Param header over HTTP", async () => {
+    // Toolshed's HTTP server refuses a call whose Mcp-Param-Region does not say the body's region
+    // (HTTP 400, -32020); the invalid and hostile calls get tool errors only when the header is right.
+    const url = await startFixtureServer("header-server.mjs");
+    const report = await auditServer({ url }, { runs: 20 });
+    expect(report.protocol.audited).toBe("2026-07-28");
+    expect(report.counts).toMatchObject({ tools: 1, probedTools: 1 });
+    expect(statuses(report, ["B1", "B2", "B4", "B5", "B6"])).toEqual({
+      B1: "pass",
+      B2: "pass",
+      B4: "pass",
+      B5: "pass",
+      B6: "pass",
+    });
+    // Only strings too long for any header fail: node:http answers 431 before the server sees them.
+    const hostile = evidence(report, "B3");
+    expect(hostile).toHaveLength(1);
+    expect(hostile[0]).toMatch(
+      /^region_status: \d+ of 20 calls; e\.g\. region = "[^"]*… \(\d{5,} chars\): "HTTP 431 Request Header Fields Too Large with an empty body"$/,
+    );
+    expect(hostile.join("\n")).not.toContain("Header mismatch");
   });
 });

@@ -107,10 +107,24 @@ describe("toolshed-audit", () => {
     expect(exits.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("says when a server speaks only 2026-07-28", async () => {
-    const { code, stderr } = await runCli(["--timeout", "3000", "--", process.execPath, fixture("modern-only.mjs")]);
+  it("says what a server that refuses both server/discover and initialize answered", async () => {
+    // One line: the command is part of the message.
+    const refuseAll =
+      'require("node:readline").createInterface({ input: process.stdin }).on("line", (l) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(l).id, error: { code: -32601, message: "nope" } }) + "\\n"))';
+    const { code, stderr } = await runCli(["--timeout", "3000", "--", process.execPath, "-e", refuseAll]);
     expect(code).toBe(2);
-    expect(stderr).toContain("speaks only MCP 2026-07-28 (server/discover answered, initialize did not)");
+    expect(stderr).toMatch(
+      /refused initialize \(JSON-RPC -32601: nope\) and answered no server\/discover that lists 2026-07-28; check that the command after -- starts an MCP server on stdio\n$/,
+    );
+  });
+
+  it("audits a server that speaks only 2026-07-28, and says so", async () => {
+    const { code, stdout } = await runCli(["--timeout", "3000", "--", process.execPath, fixture("modern-only.mjs")]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(
+      "\nprotocol  audited in 2026-07-28, the newest revision server/discover offered (2026-07-28)\n",
+    );
+    expect(stdout).toMatch(/\nscore 100\/100\n$/);
   });
 
   it("--help prints usage and exits 0", async () => {

@@ -48,6 +48,25 @@ export async function startHttpServer(): Promise<string> {
   return (await startHttpProcess(HTTP_SERVER, ["--log-level", "info"])).url;
 }
 
+/** Starts a fixture script that prints its /mcp URL on stdout; resolves with that URL. */
+export function startFixtureServer(name: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [fixture(name)], { stdio: ["ignore", "pipe", "pipe"] });
+    trackChild(proc);
+    let out = "";
+    let err = "";
+    proc.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    proc.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+      const line = out.split("\n")[0];
+      if (out.includes("\n") && line) resolve(line.trim());
+    });
+    proc.on("exit", (code) => reject(new Error(`${name} exited (${code}) before listening: ${err.slice(-500)}`)));
+  });
+}
+
 /** A loopback URL on a port that was free a moment ago, so nothing answers there. */
 export function closedPortUrl(): Promise<string> {
   return new Promise((resolve) => {
