@@ -79,6 +79,13 @@ describe("docs/examples", () => {
         },
       ],
     });
+    const prompt = ex.planTrip as { arguments: unknown; schemaKind: string };
+    expect(prompt.schemaKind).toBe("json-schema");
+    expect(prompt.arguments).toEqual([
+      { name: "city", description: "Where to", required: true },
+      { name: "days", description: "How many days, 1 to 14", required: false },
+    ]);
+    expect(ex.tooLong).toEqual({ success: false, issues: [{ path: "days", message: "must be at most 14 (got 40)" }] });
   });
 
   it("schemas.ts", async () => {

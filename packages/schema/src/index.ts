@@ -26,6 +26,7 @@ export { hintErrorMap } from "./hints.js";
 export { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
 export { type JsonSchemaInput, jsonSchema } from "./json-schema-input.js";
 export type { Icon, ListingExtras } from "./listing-extras.js";
+export type { InputValues, ObjectInput } from "./object-input.js";
 export {
   type AnyPrompt,
   type AnyResourceTemplate,

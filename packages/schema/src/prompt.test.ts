@@ -1,7 +1,9 @@
 import type { GetPromptResult, PromptMessage } from "@modelcontextprotocol/sdk/types.js";
+import { type } from "arktype";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { definitionError } from "./definition-error.test-helper.js";
+import { jsonSchema } from "./json-schema-input.js";
 import { definePrompt, type PromptConfig, toPromptResult } from "./prompt.js";
 
 const args = z.object({
@@ -25,7 +27,7 @@ describe("definePrompt", () => {
         definePrompt({ name: "p", description: "A prompt.", args, render: () => "x" } as never),
       );
       expect(error.message).toBe(
-        'Prompt "p": args must be a Zod object, e.g. z.object({ topic: z.string().describe("…") }), or z.object({}) for none [C5]',
+        'Prompt "p": args must be a Zod object (z.object({ topic: z.string().describe("…") })), a JSON Schema document ({ type: "object", properties: { … } }) or a Standard Schema with JSON Schema (ArkType, Valibot through toStandardJsonSchema) [C5]',
       );
     }
   });
@@ -201,5 +203,85 @@ describe("toPromptResult", () => {
       _meta: { k: 1 },
     };
     expect(toPromptResult(summarize, full)).toBe(full);
+  });
+});
+
+describe("definePrompt with a JSON Schema document or a Standard Schema", () => {
+  const plan = definePrompt({
+    name: "plan_trip",
+    description: "Plans a trip",
+    args: jsonSchema<{ city: string; days: number }>({
+      type: "object",
+      properties: {
+        city: { type: "string", minLength: 1, description: "Where to" },
+        days: { type: "integer", minimum: 1, maximum: 14, default: 3, description: "How many days, 1 to 14" },
+      },
+      required: ["city"],
+      additionalProperties: false,
+    }),
+    render: ({ city, days }) => `${days} days in ${city}`,
+  });
+
+  it("lists arguments from the document: descriptions, and required from its required list", () => {
+    expect(plan.schemaKind).toBe("json-schema");
+    expect(plan.arguments).toEqual([
+      { name: "city", description: "Where to", required: true },
+      { name: "days", description: "How many days, 1 to 14", required: false },
+    ]);
+  });
+
+  it("parseArgs takes the strings prompts/get sends, and gives the C6 hints", () => {
+    expect(plan.parseArgs({ city: "Oslo", days: "4" })).toMatchObject({
+      success: true,
+      data: { city: "Oslo", days: 4 },
+    });
+    expect(plan.parseArgs({ city: "Oslo", days: "40", dayz: "x" })).toEqual({
+      success: false,
+      issues: [
+        { path: "dayz", message: 'unknown argument; did you mean "days"? Valid arguments: city, days' },
+        { path: "days", message: "must be at most 14 (got 40)" },
+      ],
+    });
+  });
+
+  it("an ArkType object lists and checks its arguments", () => {
+    const greet = definePrompt({
+      name: "greet",
+      description: "Greets",
+      args: type({
+        who: type("string > 0").describe("a non-empty name"),
+        "tone?": type("'warm' | 'dry'").describe("warm or dry"),
+      }),
+      render: ({ who }) => `Hello, ${who}`,
+    });
+    expect(greet.schemaKind).toBe("standard");
+    expect(greet.arguments).toEqual([
+      { name: "who", description: "a non-empty name", required: true },
+      { name: "tone", description: "warm or dry", required: false },
+    ]);
+    expect(greet.parseArgs({ who: "" })).toEqual({
+      success: false,
+      issues: [{ path: "who", message: "must be a non-empty name" }],
+    });
+  });
+
+  it("says how to describe an argument in the document's own words, and refuses a non-object root", () => {
+    const undescribed = definitionError(() =>
+      definePrompt({
+        name: "p",
+        description: "A prompt.",
+        args: { type: "object", properties: { topic: { type: "string" } } },
+        render: () => "x",
+      }),
+    );
+    expect(undescribed.message).toBe(
+      'Prompt "p": argument "topic" has no description; add "description": "what it is and what values work" [C13]',
+    );
+    const scalar = definitionError(() =>
+      definePrompt({ name: "p", description: "A prompt.", args: { type: "string" }, render: () => "x" }),
+    );
+    expect(scalar.message).toBe(
+      'Prompt "p": args schema must describe an object ({ "type": "object", … }): args are always an object (got type "string") [C5]',
+    );
   });
 });

@@ -1,31 +1,33 @@
 import type { GetPromptResult, PromptMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
-import { type ParseResult, parseArguments } from "./arguments.js";
+import type { ParseResult } from "./arguments.js";
 import { checkName, checkText, descriptionOf } from "./checks.js";
 import type { PromptContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
-import { type JsonSchema, toPortableJsonSchema } from "./json-schema.js";
+import type { JsonSchema } from "./json-schema.js";
 import { checkListingExtras, type ListingExtras } from "./listing-extras.js";
+import { compileObjectInput, DESCRIBE, type InputValues, type ObjectInput, type SchemaKind } from "./object-input.js";
 import type { Completer } from "./resource.js";
 import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 
 type MaybePromise<T> = T | Promise<T>;
-type ArgsObject = z.ZodObject<z.core.$ZodLooseShape>;
 
 /** What a prompt renders to: one user message, a list of messages, or a full result. */
 export type PromptBody = string | PromptMessage[] | GetPromptResult;
 
-export interface PromptConfig<A extends ArgsObject> extends ListingExtras {
+export interface PromptConfig<A extends ObjectInput> extends ListingExtras {
   name: string;
   title?: string;
   description: string;
-  /** String arguments (prompts/get sends strings); each with a description. */
+  /**
+   * String arguments (prompts/get sends strings), each with a description: a Zod object, a JSON
+   * Schema document (plain, or `jsonSchema<T>(document)`) or a Standard Schema with JSON Schema.
+   */
   args: A;
-  complete?: { [K in keyof z.output<A>]?: Completer };
+  complete?: { [K in keyof InputValues<A>]?: Completer };
   /** OAuth scopes a caller's token must all hold to see and get this prompt; its pack's apply too. */
   requiredScopes?: RequiredScopes;
   /** May ask the client through `ctx` (2026-07-28: the prompt answers `input_required` and renders again). */
-  render: (args: z.output<A>, ctx: PromptContext) => MaybePromise<PromptBody>;
+  render: (args: InputValues<A>, ctx: PromptContext) => MaybePromise<PromptBody>;
 }
 
 /** One argument as published in prompts/list. */
@@ -35,56 +37,56 @@ export interface PromptArgumentListing {
   required: boolean;
 }
 
-export interface PromptDefinition<A extends ArgsObject = ArgsObject>
+export interface PromptDefinition<A extends ObjectInput = ObjectInput>
   extends Readonly<Omit<PromptConfig<A>, "requiredScopes">> {
   readonly kind: "prompt";
+  /** How `args` is written: Zod, a JSON Schema document or a Standard Schema. */
+  readonly schemaKind: SchemaKind;
   /** Scopes a token needs for this prompt (its pack's apply too); [] when none. */
   readonly requiredScopes: RequiredScopes;
   readonly arguments: readonly PromptArgumentListing[];
-  parseArgs(args: unknown): ParseResult<z.output<A>>;
+  parseArgs(args: unknown): ParseResult<InputValues<A>>;
 }
 
-/** A prompt template whose arguments Zod validates, with completion per argument. */
-export function definePrompt<A extends ArgsObject>(config: PromptConfig<A>): PromptDefinition<A> {
+// Values arrive as strings: a JSON Schema property of type integer or boolean takes "3" or "true"
+// (Zod schemas say so themselves, with z.coerce).
+const STRICT = Object.freeze({ coerce: false });
+const FROM_STRINGS = Object.freeze({ coerce: true });
+
+/** A prompt template whose arguments its schema validates, with completion per argument. */
+export function definePrompt<A extends ObjectInput>(config: PromptConfig<A>): PromptDefinition<A> {
   const label = `Prompt "${config.name}"`;
   checkName(label, config.name);
   checkText(label, "description", config.description);
   const requiredScopes = checkRequiredScopes(label, config.requiredScopes);
-  if ((config.args as { _zod?: { def?: { type?: string } } } | undefined)?._zod?.def?.type !== "object") {
-    throw new DefinitionError(
-      label,
-      "C5",
-      'args must be a Zod object, e.g. z.object({ topic: z.string().describe("…") }), or z.object({}) for none',
-    );
-  }
-  const shape = config.args.shape as Record<string, z.ZodType>;
-  let published: JsonSchema;
-  try {
-    published = toPortableJsonSchema(config.args, "input");
-  } catch (error) {
-    throw new DefinitionError(label, "C5", (error as Error).message);
-  }
+  const input = compileObjectInput(label, "args", "topic", config.args);
+  const published: JsonSchema = input.published;
   const properties = (published.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set(Array.isArray(published.required) ? (published.required as string[]) : []);
+  const fix = input.kind === "zod" ? '.describe("…")' : DESCRIBE[input.kind];
   const args: PromptArgumentListing[] = [];
-  for (const [name, schema] of Object.entries(shape)) {
-    const description = properties[name] ? descriptionOf(properties[name]) : undefined;
+  for (const [name, schema] of Object.entries(properties)) {
+    const description = descriptionOf(schema);
     if (description === undefined) {
-      throw new DefinitionError(label, "C13", `argument "${name}" has no description; add .describe("…")`);
+      throw new DefinitionError(label, "C13", `argument "${name}" has no description; add ${fix}`);
     }
-    // Optional and defaulted arguments both accept being left out.
-    args.push({ name, description, required: !schema.safeParse(undefined).success });
+    // Optional and defaulted arguments both accept being left out (neither is in the input's required).
+    args.push({ name, description, required: required.has(name) });
   }
+  const names = new Set(args.map((a) => a.name));
   for (const key of Object.keys(config.complete ?? {})) {
-    if (!(key in shape)) throw new DefinitionError(label, "C13", `complete names "${key}", which is not an argument`);
+    if (!names.has(key)) throw new DefinitionError(label, "C13", `complete names "${key}", which is not an argument`);
   }
   const extras = checkListingExtras(label, config);
   return Object.freeze({
     ...config,
     ...extras,
     kind: "prompt" as const,
+    schemaKind: input.kind,
     requiredScopes,
     arguments: args,
-    parseArgs: (input: unknown) => parseArguments(config.args, input),
+    parseArgs: (values: unknown) =>
+      input.parse(values, input.kind === "zod" ? STRICT : FROM_STRINGS) as ParseResult<InputValues<A>>,
   });
 }
 

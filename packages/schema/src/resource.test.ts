@@ -1,7 +1,9 @@
+import { type } from "arktype";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import type { RequestContext } from "./context.js";
 import { definitionError } from "./definition-error.test-helper.js";
+import { jsonSchema } from "./json-schema-input.js";
 import { defineResource, defineResourceTemplate, type ResourceTemplateConfig } from "./resource.js";
 
 describe("defineResource", () => {
@@ -211,5 +213,61 @@ describe("defineResourceTemplate", () => {
         'Resource template "note": description must be a non-empty string that tells the model what this is for [C13]',
       );
     });
+  });
+});
+
+describe("defineResourceTemplate with a JSON Schema document or a Standard Schema", () => {
+  it("checks the variables against the document, taking numbers from the URI's strings", () => {
+    const page = defineResourceTemplate({
+      uriTemplate: "log://{day}/{page}",
+      name: "log_page",
+      description: "A page of a day's log",
+      params: jsonSchema<{ day: string; page: number }>({
+        type: "object",
+        properties: {
+          day: { type: "string", format: "date", description: "Day, such as 2025-01-31" },
+          page: { type: "integer", minimum: 1, description: "Page, from 1" },
+        },
+        required: ["day", "page"],
+        additionalProperties: false,
+      }),
+      read: ({ day, page }) => `${day} p${page}`,
+    });
+    expect(page.schemaKind).toBe("json-schema");
+    expect(page.parseParams(page.match("log://2025-01-31/3") ?? {})).toMatchObject({
+      success: true,
+      data: { day: "2025-01-31", page: 3 },
+    });
+    expect(page.parseParams(page.match("log://yesterday/0") ?? {})).toEqual({
+      success: false,
+      issues: [
+        { path: "day", message: 'must be an ISO 8601 date such as 2025-01-31 (got "yesterday")' },
+        { path: "page", message: "must be at least 1 (got 0)" },
+      ],
+    });
+  });
+
+  it("an ArkType object: its keys are the variables", () => {
+    const user = defineResourceTemplate({
+      uriTemplate: "user://{handle}",
+      name: "user",
+      description: "A user by handle",
+      params: type({ handle: type("/^[a-z]{2,12}$/").describe("a handle of 2 to 12 lower-case letters") }),
+      read: ({ handle }) => handle,
+    });
+    expect(user.schemaKind).toBe("standard");
+    expect(user.parseParams({ handle: "Ada!" })).toMatchObject({ success: false });
+    const wrong = definitionError(() =>
+      defineResourceTemplate({
+        uriTemplate: "user://{id}",
+        name: "user",
+        description: "A user by id",
+        params: { type: "object", properties: { handle: { type: "string", description: "h" } } },
+        read: () => "",
+      }),
+    );
+    expect(wrong.message).toBe(
+      'Resource template "user": params keys (handle) must be exactly the template variables (id) [C13]',
+    );
   });
 });

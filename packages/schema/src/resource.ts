@@ -1,15 +1,14 @@
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-import type { z } from "zod";
-import { type ParseResult, parseArguments } from "./arguments.js";
+import type { ParseResult } from "./arguments.js";
 import { type CacheHint, checkCacheHint } from "./cache.js";
 import { checkName, checkText } from "./checks.js";
 import type { RequestContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
 import { checkListingExtras, type ListingExtras } from "./listing-extras.js";
+import { compileObjectInput, type InputValues, type ObjectInput, type SchemaKind } from "./object-input.js";
 import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 
 type MaybePromise<T> = T | Promise<T>;
-type ParamsObject = z.ZodObject<z.core.$ZodLooseShape>;
 
 /** One item of a resource's contents: text, or base64 `blob`. */
 export type ResourceContent = { uri?: string; mimeType?: string } & ({ text: string } | { blob: string });
@@ -73,17 +72,20 @@ export interface ListedResource {
   mimeType?: string;
 }
 
-export interface ResourceTemplateConfig<P extends ParamsObject> extends ListingExtras {
+export interface ResourceTemplateConfig<P extends ObjectInput> extends ListingExtras {
   /** RFC 6570 template such as `note://{title}`; every variable is a key of `params`. */
   uriTemplate: string;
   name: string;
   title?: string;
   description: string;
   mimeType?: string;
-  /** Validates the variables taken from a URI; failures are hints (C6) in a JSON-RPC error. */
+  /**
+   * Validates the variables taken from a URI (strings, or string arrays for exploded ones); failures
+   * are hints (C6) in a JSON-RPC error. A Zod object, a JSON Schema document or a Standard Schema.
+   */
   params: P;
   /** Completion for template variables. */
-  complete?: { [K in keyof z.output<P>]?: Completer };
+  complete?: { [K in keyof InputValues<P>]?: Completer };
   /** How long clients may reuse what `read` returns (2026-07-28 cache hints); the pack's hint otherwise. */
   cache?: CacheHint;
   /**
@@ -93,22 +95,29 @@ export interface ResourceTemplateConfig<P extends ParamsObject> extends ListingE
   requiredScopes?: RequiredScopes;
   /** Lists concrete resources for resources/list; keep it bounded. */
   list?: (ctx: RequestContext) => MaybePromise<readonly ListedResource[]>;
-  read: (params: z.output<P>, ctx: RequestContext & { uri: string }) => MaybePromise<ResourceBody>;
+  read: (params: InputValues<P>, ctx: RequestContext & { uri: string }) => MaybePromise<ResourceBody>;
 }
 
-export interface ResourceTemplateDefinition<P extends ParamsObject = ParamsObject>
+export interface ResourceTemplateDefinition<P extends ObjectInput = ObjectInput>
   extends Readonly<Omit<ResourceTemplateConfig<P>, "requiredScopes">> {
   readonly kind: "resourceTemplate";
+  /** How `params` is written: Zod, a JSON Schema document or a Standard Schema. */
+  readonly schemaKind: SchemaKind;
   /** Scopes a token needs for this template (its pack's apply too); [] when none. */
   readonly requiredScopes: RequiredScopes;
   readonly variables: readonly string[];
   /** Variables from a URI, or undefined when the URI is not of this template. */
   match(uri: string): Record<string, string | string[]> | undefined;
-  parseParams(variables: Record<string, string | string[]>): ParseResult<z.output<P>>;
+  parseParams(variables: Record<string, string | string[]>): ParseResult<InputValues<P>>;
 }
 
-/** A family of resources addressed by a URI template whose variables Zod validates. */
-export function defineResourceTemplate<P extends ParamsObject>(
+// Values arrive as strings: a JSON Schema property of type integer or boolean takes "3" or "true"
+// (Zod schemas say so themselves, with z.coerce).
+const STRICT = Object.freeze({ coerce: false });
+const FROM_STRINGS = Object.freeze({ coerce: true });
+
+/** A family of resources addressed by a URI template whose variables its params schema validates. */
+export function defineResourceTemplate<P extends ObjectInput>(
   config: ResourceTemplateConfig<P>,
 ): ResourceTemplateDefinition<P> {
   const label = `Resource template "${config.name}"`;
@@ -127,7 +136,8 @@ export function defineResourceTemplate<P extends ParamsObject>(
     );
   }
   const variables = template.variableNames;
-  const keys = Object.keys(config.params.shape);
+  const input = compileObjectInput(label, "params", "title", config.params);
+  const keys = Object.keys((input.published.properties ?? {}) as Record<string, unknown>);
   const missing = variables.filter((v) => !keys.includes(v));
   const extra = keys.filter((k) => !variables.includes(k));
   if (variables.length === 0 || missing.length > 0 || extra.length > 0) {
@@ -146,13 +156,14 @@ export function defineResourceTemplate<P extends ParamsObject>(
     ...config,
     ...extras,
     kind: "resourceTemplate" as const,
+    schemaKind: input.kind,
     requiredScopes,
     variables,
     match(uri: string) {
       return template.match(uri) ?? undefined;
     },
     parseParams(vars: Record<string, string | string[]>) {
-      return parseArguments(config.params, vars);
+      return input.parse(vars, input.kind === "zod" ? STRICT : FROM_STRINGS) as ParseResult<InputValues<P>>;
     },
   });
 }

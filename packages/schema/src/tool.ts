@@ -4,29 +4,27 @@ import type { ValidationIssue } from "@toolshed/errors";
 import { batchToolResult } from "@toolshed/errors";
 import { isBatchResult } from "@toolshed/errors/internal";
 import type { z } from "zod";
-import { type ParseOptions, type ParseResult, parseArguments } from "./arguments.js";
+import type { ParseOptions, ParseResult } from "./arguments.js";
 import { checkInputDescriptions, checkName, checkText, checkTimeout } from "./checks.js";
 import type { ToolContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
 import { type HeaderParam, headerParams } from "./headers.js";
 import { toValidationIssues } from "./hints.js";
-import {
-  isObjectSchema,
-  type JsonSchema,
-  NonPortableSchemaError,
-  toPortableJsonSchema,
-  wrapResultSchema,
-} from "./json-schema.js";
-import {
-  compileJsonSchema,
-  isJsonSchemaDocument,
-  isJsonSchemaInput,
-  JsonSchemaDocumentError,
-  type JsonSchemaInput,
-} from "./json-schema-input.js";
+import { isObjectSchema, type JsonSchema, wrapResultSchema } from "./json-schema.js";
+import type { JsonSchemaInput } from "./json-schema-input.js";
 import { checkListingExtras, type Icon, type ListingExtras } from "./listing-extras.js";
+import {
+  compileObjectInput,
+  compileOther,
+  DESCRIBE,
+  type InputValues,
+  isZod,
+  type ObjectInput,
+  type ObjectSchema,
+  type SchemaKind,
+  zodSchemaFor,
+} from "./object-input.js";
 import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
-import { compileStandardSchema, isStandardSchema, StandardSchemaError } from "./standard-input.js";
 
 const FULL_RESULT_BRAND = Symbol.for("toolshed.dev/FullResult");
 
@@ -46,28 +44,16 @@ export function isFullResult(value: unknown): value is FullResult {
 export type { ToolAnnotations };
 
 type MaybePromise<T> = T | Promise<T>;
-type InputObject = z.ZodObject<z.core.$ZodLooseShape>;
 
-/**
- * A tool's arguments: a Zod object, a JSON Schema document (plain, or `jsonSchema<T>(document)`
- * to type it) whose root is `{ "type": "object" }`, or a Standard Schema with Standard JSON
- * Schema (ArkType, Valibot through `toStandardJsonSchema`).
- */
-// biome-ignore lint/suspicious/noExplicitAny: any Standard Schema, whatever its types
-export type ToolInput = InputObject | JsonSchemaInput<any> | StandardSchemaV1<any, any> | JsonSchema;
+/** A tool's arguments: any object input (Zod, JSON Schema document, Standard Schema). */
+export type ToolInput = ObjectInput;
 
 /** A tool's result schema: any Zod schema, JSON Schema document or Standard Schema (C1, C2). */
 // biome-ignore lint/suspicious/noExplicitAny: any Standard Schema, whatever its types
 export type ToolOutput = z.ZodType | JsonSchemaInput<any> | StandardSchemaV1<any, any> | JsonSchema;
 
 /** The arguments a handler gets for an input schema. */
-export type ToolArgs<I> = I extends z.ZodType
-  ? z.output<I>
-  : I extends JsonSchemaInput<infer T>
-    ? T
-    : I extends StandardSchemaV1<unknown, infer O>
-      ? O
-      : Record<string, unknown>;
+export type ToolArgs<I> = InputValues<I>;
 
 /** What a handler may return: a value of the output schema, or a full result (C4). */
 export type ToolReturn<O> = O extends z.ZodType
@@ -136,7 +122,7 @@ export type TaskStart = "call" | "handler";
 const TASK_MODES: readonly TaskMode[] = ["forbidden", "optional", "required"];
 
 /** Which kind of schema a tool's input is written in. */
-export type SchemaKind = "zod" | "json-schema" | "standard";
+export type { SchemaKind };
 
 /** A handler's value checked against the output schema: what to send, or why it broke the schema. */
 export type OutputCheck = { ok: true; data: unknown } | { ok: false; problem: string };
@@ -200,15 +186,6 @@ export interface ToolListing {
   _meta?: Record<string, unknown>;
 }
 
-function schemaFor(name: string, schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  try {
-    return toPortableJsonSchema(schema, io);
-  } catch (error) {
-    if (error instanceof NonPortableSchemaError) throw new DefinitionError(`Tool "${name}"`, "C5", error.message);
-    throw error;
-  }
-}
-
 const COERCE: ParseOptions = Object.freeze({ coerce: true });
 const STRICT: ParseOptions = Object.freeze({ coerce: false });
 
@@ -228,7 +205,7 @@ export function defineTool<I extends ToolInput, O extends ToolOutput | undefined
   }
   const task = checkTask(label, config.task);
   const coerce = config.coerce !== false;
-  const input = inputOf(label, config.name, config.input);
+  const input = compileObjectInput(label, "input", "query", config.input);
   checkInputDescriptions(label, input.published, DESCRIBE[input.kind]);
   const headers = headerParams(label, input.published);
   let output: OutputOf | undefined;
@@ -272,111 +249,15 @@ export function defineTool<I extends ToolInput, O extends ToolOutput | undefined
   });
 }
 
-type ObjectSchema = JsonSchema & { type: "object" };
-
-/** How an author adds a missing description, in each kind of schema (C13). */
-const DESCRIBE: Record<SchemaKind, string> = {
-  zod: '.describe("what it is and what values work")',
-  "json-schema": '"description": "what it is and what values work"',
-  standard: "a description (ArkType .describe(), Valibot v.description())",
-};
-
-interface InputOf {
-  kind: SchemaKind;
-  published: ObjectSchema;
-  parse(args: unknown, options: ParseOptions): ParseResult<unknown>;
-}
-
 interface OutputOf {
   published: ObjectSchema;
   wraps: boolean;
   check(value: unknown): OutputCheck;
 }
 
-const NOT_AN_INPUT =
-  'input must be a Zod object (z.object({ query: z.string().describe("…") })), a JSON Schema document ({ type: "object", properties: { … } }) or a Standard Schema with JSON Schema (ArkType, Valibot through toStandardJsonSchema)';
-
-/** The document a JSON Schema input or output is written as, or undefined for other kinds. */
-function documentOf(schema: unknown): JsonSchema | undefined {
-  if (isJsonSchemaInput(schema)) return schema.document;
-  return isJsonSchemaDocument(schema) ? schema : undefined;
-}
-
-const isZod = (schema: unknown): schema is z.ZodType =>
-  typeof schema === "object" && schema !== null && "_zod" in schema;
-
-/** Compiles a JSON Schema document or Standard Schema; their faults are definition errors (C5). */
-function compileOther(
-  label: string,
-  schema: unknown,
-  io: "input" | "output",
-):
-  | {
-      kind: SchemaKind;
-      published: JsonSchema;
-      parse(args: unknown, o: ParseOptions): ParseResult<unknown>;
-      issues(value: unknown): { issues: ValidationIssue[]; data?: unknown };
-    }
-  | undefined {
-  try {
-    const document = documentOf(schema);
-    if (document !== undefined) {
-      const compiled = compileJsonSchema(document);
-      return {
-        kind: "json-schema",
-        published: compiled.published,
-        parse: compiled.parse,
-        issues: (value) => ({ issues: compiled.check(value), data: value }),
-      };
-    }
-    if (isStandardSchema(schema)) {
-      const compiled = compileStandardSchema(schema, io);
-      return { kind: "standard", published: compiled.published, parse: compiled.parse, issues: compiled.check };
-    }
-    return undefined;
-  } catch (error) {
-    if (error instanceof JsonSchemaDocumentError || error instanceof StandardSchemaError) {
-      throw new DefinitionError(label, "C5", `${io} schema: ${error.message}`);
-    }
-    throw error;
-  }
-}
-
-function inputOf(label: string, name: string, schema: unknown): InputOf {
-  if (isZod(schema)) {
-    if ((schema as { _zod?: { def?: { type?: string } } })._zod?.def?.type !== "object") {
-      throw new DefinitionError(label, "C5", NOT_AN_INPUT);
-    }
-    const published = schemaFor(name, schema, "input") as ObjectSchema;
-    return {
-      kind: "zod",
-      published,
-      parse: (args, options) => parseArguments(schema, args, options),
-    };
-  }
-  // The SDK's McpServer takes a raw shape ({ query: z.string() }): say how to write it here.
-  if (isJsonSchemaDocument(schema) && Object.values(schema).some(isZod)) {
-    throw new DefinitionError(
-      label,
-      "C5",
-      "input is an object of Zod schemas (a raw shape); wrap it in z.object({ … }) so that it is one Zod object",
-    );
-  }
-  const other = compileOther(label, schema, "input");
-  if (other === undefined) throw new DefinitionError(label, "C5", NOT_AN_INPUT);
-  if (other.published.type !== "object") {
-    throw new DefinitionError(
-      label,
-      "C5",
-      `input schema must describe an object ({ "type": "object", … }): arguments are always an object (got type ${JSON.stringify(other.published.type)})`,
-    );
-  }
-  return { kind: other.kind, published: other.published as ObjectSchema, parse: other.parse };
-}
-
 function outputOf(label: string, name: string, schema: unknown): OutputOf {
   if (isZod(schema)) {
-    const raw = schemaFor(name, schema, "output");
+    const raw = zodSchemaFor(label, schema, "output");
     const wraps = !isObjectSchema(raw);
     return {
       published: (wraps ? wrapResultSchema(raw) : raw) as ObjectSchema,

@@ -7,7 +7,7 @@ import {
   ListRootsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { invalidArgumentsResult, ToolError } from "@toolshed/errors";
-import type { AnyTool, JsonSchema, Logger, Pack, RequestContext } from "@toolshed/schema";
+import type { AnyTool, JsonSchema, Logger, Pack, PromptDefinition, RequestContext } from "@toolshed/schema";
 import { z } from "zod";
 import { scopeDeniedResult } from "./access.js";
 import type { AttachPackOptions } from "./attach-options.js";
@@ -127,7 +127,7 @@ export function attachPack(mcpServer: McpServer | V2McpServer, pack: Pack, optio
   }
   for (const prompt of pack.prompts) {
     const shape: Record<string, z.ZodType> = {};
-    for (const [name, schema] of Object.entries(prompt.args.shape as Record<string, z.ZodType>)) {
+    for (const [name, schema] of Object.entries(sdkPromptShape(prompt))) {
       const completer = prompt.complete?.[name];
       shape[name] = completer
         ? (completable(
@@ -247,4 +247,19 @@ function registerTool(
     );
   };
   mcpServer.registerTool(tool.name, config as never, callback as never);
+}
+
+/**
+ * The arguments of a prompt as the SDK's McpServer takes them: a Zod prompt's own shape; for a
+ * JSON Schema or Standard Schema prompt, a string per argument (prompts/get sends strings), its
+ * own schema checking them after.
+ */
+function sdkPromptShape(prompt: PromptDefinition): Record<string, z.ZodType> {
+  if (prompt.schemaKind === "zod") return (prompt.args as z.ZodObject).shape as Record<string, z.ZodType>;
+  const shape: Record<string, z.ZodType> = {};
+  for (const arg of prompt.arguments) {
+    // Described last: the SDK reads the description of the outermost schema.
+    shape[arg.name] = (arg.required ? z.string() : z.string().optional()).describe(arg.description ?? arg.name);
+  }
+  return shape;
 }
