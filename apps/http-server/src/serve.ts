@@ -1,7 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHttpApp, type HttpApp, type HttpAppOptions, HttpConfigError, type RateLimiter } from "@toolshed/http";
-import { checkAuthConfigured, checkHostAndOrigin, resolveOriginPolicy } from "@toolshed/http/internal";
+import {
+  answerClientErrors,
+  checkAuthConfigured,
+  checkHostAndOrigin,
+  resolveOriginPolicy,
+} from "@toolshed/http/internal";
 import { DatabaseConnectError, openPacks, PackConfigError } from "@toolshed/packs";
 import { type OpenTelemetry, startOpenTelemetry } from "@toolshed/packs/telemetry";
 import type { Logger, Pack } from "@toolshed/schema";
@@ -143,6 +148,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
         }
       : (req, res) => (http ? http.nodeListener(req, res) : startingUp(req, res)),
   );
+  answerClientErrors(server);
   let port: number;
   try {
     port = await listen(server, options.port ?? 3000, host);

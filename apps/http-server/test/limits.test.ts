@@ -150,5 +150,46 @@ describe("request timeout", () => {
     });
     expect(closed).toBe(true);
     expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4))).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Request Timeout: the request was not received in time; send it again, whole" },
+      id: null,
+    });
+  });
+});
+
+describe("requests node:http refuses before the app", () => {
+  it("headers over the limit (a long Mcp-Param-* value) get 431 with a JSON-RPC error that says what works", async () => {
+    const answer = await rawRequest(server.url, {
+      headers: { ...MCP_HEADERS, "mcp-param-region": "x".repeat(20_000) },
+      body: "{}",
+    });
+    expect(answer.status).toBe(431);
+    expect(answer.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(answer.text)).toEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message:
+          "Request Header Fields Too Large: the request's headers exceed the server's limit (node:http's 16 KiB by default); an argument that travels in an Mcp-Param-* header (x-mcp-header) must be short, so send a shorter value",
+      },
+      id: null,
+    });
+  });
+
+  it("bytes that are not HTTP get 400 with a JSON-RPC error, and the server goes on", async () => {
+    const socket = connectSocket(server.port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString();
+    });
+    socket.write("HELLO THERE\r\n\r\n");
+    await new Promise((resolve) => socket.on("close", resolve));
+    expect(received).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4)).error.message).toBe(
+      "Bad Request: the request is not valid HTTP/1.1; send a POST with JSON to the MCP endpoint",
+    );
+    const after = await rawRequest(server.url.replace(/\/mcp$/, "/healthz"), { method: "GET" });
+    expect(after.status).toBe(200);
   });
 });

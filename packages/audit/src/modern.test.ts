@@ -82,5 +82,11 @@ describe("answers", () => {
       message: "HTTP 502 Bad Gateway with text/html that is no answer to it",
     });
     expect(answerIn(error, "application/json", 400, 3).kind).toBe("error");
+    const refused = '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Request Header Fields Too Large"}}';
+    expect(answerIn(refused, "application/json", 431, 3)).toEqual({
+      kind: "error",
+      code: -32000,
+      message: "Request Header Fields Too Large",
+    });
   });
 });

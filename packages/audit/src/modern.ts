@@ -126,7 +126,7 @@ function sseMessages(text: string): unknown[] {
 }
 
 /** How a JSON-RPC answer message with this id ends, or undefined when the message is not one. */
-export function outcomeOf(message: unknown, id: string | number): Outcome | undefined {
+export function outcomeOf(message: unknown, id: string | number | null): Outcome | undefined {
   if (!isRecord(message) || message.id !== id) return undefined;
   if (isRecord(message.result)) return { kind: "result", result: message.result };
   if (isRecord(message.error)) {
@@ -152,6 +152,9 @@ export function answerIn(text: string, contentType: string, status: number, id: 
     const outcome = outcomeOf(message, id);
     if (outcome) return outcome;
   }
+  // A request refused before its id was read (HTTP 4xx) is answered with id null.
+  const refused = messages.length === 1 ? outcomeOf(messages[0], null) : undefined;
+  if (refused?.kind === "error") return refused;
   const what =
     text.trim() === "" ? "an empty body" : `${contentType.split(";")[0] || "a body"} that is no answer to it`;
   const words = STATUS_CODES[status];

@@ -143,11 +143,11 @@ describe("a server that speaks only 2026-07-28", () => {
       B5: "pass",
       B6: "pass",
     });
-    // Only strings too long for any header fail: node:http answers 431 before the server sees them.
+    // Only strings too long for any header fail: node:http refuses them (431) before the app sees them.
     const hostile = evidence(report, "B3");
     expect(hostile).toHaveLength(1);
     expect(hostile[0]).toMatch(
-      /^region_status: \d+ of 20 calls; e\.g\. region = "[^"]*… \(\d{5,} chars\): "HTTP 431 Request Header Fields Too Large with an empty body"$/,
+      /^region_status: \d+ of 20 calls; e\.g\. region = "[^"]*… \(\d{5,} chars\): JSON-RPC -32000 "Request Header Fields Too Large: the request's headers exceed the server's limit/,
     );
     expect(hostile.join("\n")).not.toContain("Header mismatch");
   });
