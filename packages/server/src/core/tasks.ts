@@ -113,7 +113,7 @@ export class TaskRunner {
     }
     const now = new Date().toISOString();
     const task: TaskRecord = {
-      taskId: randomBytes(16).toString("base64url"),
+      taskId: newTaskId(),
       owner,
       toolName,
       status: "working",
@@ -335,4 +335,17 @@ function wireTask(task: TaskRecord, detailed = false): Record<string, unknown> {
   if (task.status === "input_required" && task.inputRequests) out.inputRequests = task.inputRequests;
   if (!isTerminal(task.status) && task.progress) out.progress = task.progress;
   return out;
+}
+
+// Task ids: 16 random bytes each, drawn from a pool refilled 128 ids at a time (one call to the
+// system's generator instead of one per task).
+let idPool = Buffer.alloc(0);
+let idAt = 0;
+function newTaskId(): string {
+  if (idAt + 16 > idPool.length) {
+    idPool = randomBytes(16 * 128);
+    idAt = 0;
+  }
+  idAt += 16;
+  return idPool.toString("base64url", idAt - 16, idAt);
 }

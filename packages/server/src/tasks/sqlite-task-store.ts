@@ -41,6 +41,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   readonly #live: Statement;
   readonly #prune: Statement;
   readonly #changeOne: { immediate(...args: unknown[]): unknown };
+  readonly #insertMany: { immediate(rows: unknown[][]): unknown };
+  /** Tasks waiting for the next group write, with how to settle each caller. */
+  #pending: Array<{ row: unknown[]; done: () => void; failed: (error: unknown) => void }> = [];
 
   constructor(db: TaskSqlite) {
     super();
@@ -48,6 +51,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     this.#insert = db.prepare(
       "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, data) VALUES (?, ?, ?, ?, ?)",
     );
+    this.#insertMany = db.transaction((rows: unknown[][]) => {
+      for (const row of rows) this.#insert.run(...row);
+    }) as unknown as { immediate(rows: unknown[][]): unknown };
     this.#select = db.prepare("SELECT data FROM toolshed_tasks WHERE task_id = ?");
     this.#write = db.prepare("UPDATE toolshed_tasks SET status = ?, data = ? WHERE task_id = ?");
     this.#live = db.prepare(
@@ -67,8 +73,36 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     ) as unknown as { immediate(...args: unknown[]): unknown };
   }
 
-  async create(task: TaskRecord): Promise<void> {
-    this.#insert.run(task.taskId, task.owner, task.status, expiresAt(task) ?? null, JSON.stringify(task));
+  /**
+   * Kept when this resolves. Tasks created in one turn of the event loop are written in one
+   * transaction: a commit costs far more than a row, and under load many arrive together.
+   */
+  create(task: TaskRecord): Promise<void> {
+    const row = [task.taskId, task.owner, task.status, expiresAt(task) ?? null, JSON.stringify(task)];
+    return new Promise((done, failed) => {
+      if (this.#pending.length === 0) setImmediate(() => this.#flush());
+      this.#pending.push({ row, done, failed });
+    });
+  }
+
+  #flush(): void {
+    const batch = this.#pending;
+    this.#pending = [];
+    try {
+      this.#insertMany.immediate(batch.map((p) => p.row));
+    } catch {
+      // One bad row (or a busy file) fails the group: each is tried alone, so that only its own caller fails.
+      for (const { row, done, failed } of batch) {
+        try {
+          this.#insert.run(...row);
+          done();
+        } catch (error) {
+          failed(error);
+        }
+      }
+      return;
+    }
+    for (const { done } of batch) done();
   }
 
   async liveCount(owner: string, now = new Date()): Promise<number> {
@@ -82,7 +116,10 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     return result.changes;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    // Tasks still waiting for their group write are written before the file can be closed.
+    if (this.#pending.length > 0) this.#flush();
+  }
 
   protected async read(taskId: string, now: Date): Promise<TaskRecord | undefined> {
     return this.#read(taskId, now);

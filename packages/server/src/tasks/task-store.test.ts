@@ -35,6 +35,22 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStore>) 
       await store.close();
     });
 
+    it("keeps every task of creates made together; a taken id fails only its own create", async () => {
+      const store = await open();
+      await store.create(task("first"));
+      const ids = Array.from({ length: 20 }, (_, i) => `t${i}`);
+      const outcomes = await Promise.allSettled([
+        ...ids.map((id) => store.create(task(id))),
+        store.create(task("first", "mallory")),
+      ]);
+      expect(outcomes.slice(0, 20).every((o) => o.status === "fulfilled")).toBe(true);
+      expect(outcomes[20]?.status).toBe("rejected");
+      for (const id of ids) expect((await store.get(id, "alice", at(1)))?.status).toBe("working");
+      expect((await store.get("first", "alice", at(1)))?.owner).toBe("alice");
+      expect(await store.liveCount("alice", at(1))).toBe(21);
+      await store.close();
+    });
+
     it("parks on questions and goes on once every one is answered; the handler takes the answers once", async () => {
       const store = await open();
       await store.create(task("t2"));
