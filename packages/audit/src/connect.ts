@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { cappedFetch, cappedText, NoAnswerError } from "./capped-fetch.js";
+import { causeCode, innermostMessage } from "./error-words.js";
 import {
   answerIn,
   CLIENT_INFO,
@@ -66,22 +67,6 @@ const WHAT_IT_SPEAKS = "toolshed-audit speaks MCP 2026-07-28 and the 2025 revisi
 export function describeTarget(target: AuditTarget): string {
   if ("url" in target) return target.url;
   return [target.command, ...(target.args ?? [])].join(" ");
-}
-
-function causeCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let i = 0; i < 5 && current; i++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function innermostMessage(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message.split("\n")[0] || "the request failed" : "the request failed";
 }
 
 const NETWORK_WORDS: Record<string, string> = {

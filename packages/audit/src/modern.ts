@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { cappedBody, TooLargeError } from "./capped-fetch.js";
+import { failureWords } from "./error-words.js";
 import type { Outcome } from "./outcome.js";
 import type { CappedStdioTransport } from "./stdio-transport.js";
 
@@ -174,14 +175,6 @@ export interface ReadLimits {
   maxAnswerBytes: number;
   onBytes(count: number): void;
   onTooLarge(): void;
-}
-
-function failureWords(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  const code = (current as { code?: unknown } | undefined)?.code;
-  const message = (current instanceof Error ? current.message.split("\n")[0] : String(current)) || "no detail";
-  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
 }
 
 /** Each request a POST of its own to `url`, with the caller's headers (credentials) beside the era's. */

@@ -54,6 +54,16 @@ export interface CompiledInput {
   parse(args: unknown, options: ParseOptions): ParseResult<unknown>;
 }
 
+// Prompt arguments and template variables arrive as strings: a JSON Schema property of type integer
+// or boolean takes "3" or "true" (Zod schemas say so themselves, with z.coerce).
+const STRICT: ParseOptions = Object.freeze({ coerce: false });
+const FROM_STRINGS: ParseOptions = Object.freeze({ coerce: true });
+
+/** Checks values that arrive as strings (prompt arguments, URI template variables). */
+export function parseStringValues(input: CompiledInput, values: unknown): ParseResult<unknown> {
+  return input.parse(values, input.kind === "zod" ? STRICT : FROM_STRINGS);
+}
+
 export const isZod = (schema: unknown): schema is z.ZodType =>
   typeof schema === "object" && schema !== null && "_zod" in schema;
 

@@ -5,7 +5,14 @@ import type { PromptContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
 import type { JsonSchema } from "./json-schema.js";
 import { checkListingExtras, type ListingExtras } from "./listing-extras.js";
-import { compileObjectInput, DESCRIBE, type InputValues, type ObjectInput, type SchemaKind } from "./object-input.js";
+import {
+  compileObjectInput,
+  DESCRIBE,
+  type InputValues,
+  type ObjectInput,
+  parseStringValues,
+  type SchemaKind,
+} from "./object-input.js";
 import type { Completer } from "./resource.js";
 import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 
@@ -48,11 +55,6 @@ export interface PromptDefinition<A extends ObjectInput = ObjectInput>
   parseArgs(args: unknown): ParseResult<InputValues<A>>;
 }
 
-// Values arrive as strings: a JSON Schema property of type integer or boolean takes "3" or "true"
-// (Zod schemas say so themselves, with z.coerce).
-const STRICT = Object.freeze({ coerce: false });
-const FROM_STRINGS = Object.freeze({ coerce: true });
-
 /** A prompt template whose arguments its schema validates, with completion per argument. */
 export function definePrompt<A extends ObjectInput>(config: PromptConfig<A>): PromptDefinition<A> {
   const label = `Prompt "${config.name}"`;
@@ -85,8 +87,7 @@ export function definePrompt<A extends ObjectInput>(config: PromptConfig<A>): Pr
     schemaKind: input.kind,
     requiredScopes,
     arguments: args,
-    parseArgs: (values: unknown) =>
-      input.parse(values, input.kind === "zod" ? STRICT : FROM_STRINGS) as ParseResult<InputValues<A>>,
+    parseArgs: (values: unknown) => parseStringValues(input, values) as ParseResult<InputValues<A>>,
   });
 }
 

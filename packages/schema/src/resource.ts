@@ -5,7 +5,13 @@ import { checkName, checkText } from "./checks.js";
 import type { RequestContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
 import { checkListingExtras, type ListingExtras } from "./listing-extras.js";
-import { compileObjectInput, type InputValues, type ObjectInput, type SchemaKind } from "./object-input.js";
+import {
+  compileObjectInput,
+  type InputValues,
+  type ObjectInput,
+  parseStringValues,
+  type SchemaKind,
+} from "./object-input.js";
 import { checkRequiredScopes, type RequiredScopes } from "./scopes.js";
 
 type MaybePromise<T> = T | Promise<T>;
@@ -111,11 +117,6 @@ export interface ResourceTemplateDefinition<P extends ObjectInput = ObjectInput>
   parseParams(variables: Record<string, string | string[]>): ParseResult<InputValues<P>>;
 }
 
-// Values arrive as strings: a JSON Schema property of type integer or boolean takes "3" or "true"
-// (Zod schemas say so themselves, with z.coerce).
-const STRICT = Object.freeze({ coerce: false });
-const FROM_STRINGS = Object.freeze({ coerce: true });
-
 /** A family of resources addressed by a URI template whose variables its params schema validates. */
 export function defineResourceTemplate<P extends ObjectInput>(
   config: ResourceTemplateConfig<P>,
@@ -163,7 +164,7 @@ export function defineResourceTemplate<P extends ObjectInput>(
       return template.match(uri) ?? undefined;
     },
     parseParams(vars: Record<string, string | string[]>) {
-      return input.parse(vars, input.kind === "zod" ? STRICT : FROM_STRINGS) as ParseResult<InputValues<P>>;
+      return parseStringValues(input, vars) as ParseResult<InputValues<P>>;
     },
   });
 }
