@@ -28,6 +28,16 @@ describe("modernResult", () => {
     expect(modernResult({}, { ttlMs: 0, scope: undefined }, scope(true), SERVER).cacheScope).toBe("private");
   });
 
+  it("gives a result without _meta one that holds only the server's info, and leaves the result as it was", () => {
+    const result = { content: [], structuredContent: { sum: 5 } };
+    const out = modernResult(result, undefined, scope(false), SERVER);
+    expect(out).toEqual({ ...result, resultType: "complete", _meta: { [MetaKey.serverInfo]: SERVER } });
+    expect(JSON.stringify(out)).toBe(
+      '{"content":[],"structuredContent":{"sum":5},"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"notes","version":"1.0.0"}}}',
+    );
+    expect(result).toEqual({ content: [], structuredContent: { sum: 5 } });
+  });
+
   it("puts no cache hint on an answer that is not complete", () => {
     const out = modernResult({ resultType: "input_required" }, { ttlMs: 5000, scope: "public" }, scope(false), SERVER);
     expect(out.resultType).toBe("input_required");

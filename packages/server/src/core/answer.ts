@@ -14,12 +14,21 @@ export function modernResult(
   scope: CallScope,
   serverInfo: { name: string; version: string; title?: string },
 ): Record<string, unknown> {
+  // A copy key by key, then fields assigned: an object spread here cost several times the rest
+  // of this function, and the JSON.stringify of its result more (bench: 2026-07-28 `add`).
+  const out: Record<string, unknown> = {};
+  for (const key in result) out[key] = result[key];
+  if (out.resultType === undefined) out.resultType = "complete";
   const meta = result._meta as Record<string, unknown> | undefined;
-  const out: Record<string, unknown> = {
-    ...result,
-    resultType: result.resultType ?? "complete",
-    _meta: meta === undefined ? { [MetaKey.serverInfo]: serverInfo } : { ...meta, [MetaKey.serverInfo]: serverInfo },
-  };
+  if (meta === undefined) {
+    // The literal key is MetaKey.serverInfo (a computed key makes a slower object).
+    out._meta = { "io.modelcontextprotocol/serverInfo": serverInfo };
+  } else {
+    const merged: Record<string, unknown> = {};
+    for (const key in meta) merged[key] = meta[key];
+    merged[MetaKey.serverInfo] = serverInfo;
+    out._meta = merged;
+  }
   if (cache && out.resultType === "complete") {
     out.ttlMs = cache.ttlMs;
     out.cacheScope = cache.scope ?? (scope.authInfo ? "private" : "public");
