@@ -1,5 +1,5 @@
 import { type ChangeTask, DatabaseTaskStore } from "./database-task-store.js";
-import { expiresAt, isExpired, isLive, settleLostWorker, type TaskRecord } from "./task-record.js";
+import { expiresAt, isExpired, settleLostWorker, type TaskRecord } from "./task-record.js";
 
 /** What of a PostgreSQL connection (a `pg` pool client) this store uses. */
 export interface TaskPgQueryable {
@@ -56,12 +56,12 @@ export class PostgresTaskStore extends DatabaseTaskStore {
   }
 
   async liveCount(owner: string, now = new Date()): Promise<number> {
-    // Few rows (a caller's unfinished tasks, capped): their leases are read from the task itself.
+    // isLive in SQL: not ended, not expired, and its worker's lease (in the JSON) not run out.
     const { rows } = await this.#pool.query(
-      `SELECT data FROM toolshed_tasks WHERE owner = $1 AND status IN ${LIVE_SQL} AND (expires_at IS NULL OR expires_at > $2)`,
+      `SELECT COUNT(*) AS live FROM toolshed_tasks WHERE owner = $1 AND status IN ${LIVE_SQL} AND (expires_at IS NULL OR expires_at > $2) AND coalesce((data->>'leaseUntil')::bigint >= $2, true)`,
       [owner, now.getTime()],
     );
-    return (rows as Array<{ data: TaskRecord }>).filter((row) => isLive(row.data, now.getTime())).length;
+    return Number((rows[0] as { live: string | number }).live);
   }
 
   async prune(now = new Date()): Promise<number> {

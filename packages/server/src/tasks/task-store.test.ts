@@ -139,6 +139,9 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStore>) 
         "gone",
       ]);
       expect(await store.liveCount("alice", at(900))).toBe(3);
+      // A lease counts up to its last millisecond (l2 and l3 still end at 1,000; l1 was renewed).
+      expect(await store.liveCount("alice", at(1_000))).toBe(3);
+      expect(await store.liveCount("alice", at(1_001))).toBe(1);
       expect(await store.liveCount("alice", at(4_000))).toBe(1);
       expect((await store.get("l1", "alice", at(4_000)))?.status).toBe("working");
       const lost = await store.get("l1", "alice", at(5_001));
