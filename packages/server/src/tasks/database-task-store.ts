@@ -4,6 +4,7 @@ import {
   applyChange,
   applyRenewal,
   hasLostWorker,
+  settleLostWorker,
   type TaskChange,
   type TaskRecord,
 } from "./task-record.js";
@@ -11,6 +12,21 @@ import type { TaskStore } from "./task-store.js";
 
 /** One change of a task by the shared rules; undefined writes nothing more. */
 export type ChangeTask = (task: TaskRecord) => TaskRecord | undefined;
+
+/**
+ * A change as every database store applies it to the task it read (locked): the rule on the task
+ * as it stands at `now` (failed once its worker is lost); `write` is what to store, if anything.
+ */
+export function changeRead(
+  read: TaskRecord,
+  now: Date,
+  change: ChangeTask,
+): { next: TaskRecord | undefined; write: TaskRecord | undefined } {
+  const task = settleLostWorker(read, now);
+  const next = change(task);
+  const written = next ?? task;
+  return { next, write: written === read ? undefined : written };
+}
 
 /**
  * What the SQLite and PostgreSQL stores share: each reads a task, and changes one in a transaction
@@ -31,6 +47,12 @@ export abstract class DatabaseTaskStore implements TaskStore {
     now: Date,
     change: ChangeTask,
   ): Promise<TaskRecord | undefined>;
+  /** `change` of each task, all in one transaction: what each became (undefined: not found, or nothing). */
+  protected abstract changeEach(
+    taskIds: readonly string[],
+    now: Date,
+    change: ChangeTask,
+  ): Promise<Map<string, TaskRecord | undefined>>;
 
   async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
     // A plain read; only a task whose worker is lost is written (failed), in a transaction.
@@ -59,6 +81,8 @@ export abstract class DatabaseTaskStore implements TaskStore {
   }
 
   async takeAnswers(taskId: string, now = new Date()): Promise<Record<string, unknown>> {
+    // A handler waiting on a question asks often: only a task that holds answers is written.
+    if ((await this.read(taskId, now))?.inputResponses === undefined) return {};
     let answers: Record<string, unknown> = {};
     await this.change(taskId, undefined, now, (task) => {
       answers = task.inputResponses ?? {};
@@ -80,16 +104,8 @@ export abstract class DatabaseTaskStore implements TaskStore {
   }
 
   async renew(worker: string, taskIds: readonly string[], leaseUntil: number, now = new Date()): Promise<string[]> {
-    const stop: string[] = [];
-    for (const taskId of taskIds) {
-      let held = false;
-      await this.change(taskId, undefined, now, (task) => {
-        const next = applyRenewal(task, worker, leaseUntil);
-        held = next !== undefined;
-        return next;
-      });
-      if (!held) stop.push(taskId);
-    }
-    return stop;
+    // Every lease of this worker in one transaction: one commit a beat, however many tasks run.
+    const renewed = await this.changeEach(taskIds, now, (task) => applyRenewal(task, worker, leaseUntil));
+    return taskIds.filter((taskId) => renewed.get(taskId) === undefined);
   }
 }

@@ -1,5 +1,5 @@
-import { type ChangeTask, DatabaseTaskStore } from "./database-task-store.js";
-import { expiresAt, isExpired, settleLostWorker, type TaskRecord } from "./task-record.js";
+import { type ChangeTask, changeRead, DatabaseTaskStore } from "./database-task-store.js";
+import { expiresAt, isExpired, type TaskRecord } from "./task-record.js";
 
 /** What of a PostgreSQL connection (a `pg` pool client) this store uses. */
 export interface TaskPgQueryable {
@@ -88,17 +88,45 @@ export class PostgresTaskStore extends DatabaseTaskStore {
     return inTransaction(this.#pool, async (client) => {
       const read = await readTask(client, taskId, now, true);
       if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
-      const task = settleLostWorker(read, now);
-      const next = change(task);
-      const written = next ?? task;
-      if (written !== read) {
+      const { next, write } = changeRead(read, now, change);
+      if (write) {
         await client.query("UPDATE toolshed_tasks SET status = $1, data = $2::jsonb WHERE task_id = $3", [
-          written.status,
-          JSON.stringify(written),
+          write.status,
+          JSON.stringify(write),
           taskId,
         ]);
       }
       return next;
+    });
+  }
+
+  protected changeEach(
+    taskIds: readonly string[],
+    now: Date,
+    change: ChangeTask,
+  ): Promise<Map<string, TaskRecord | undefined>> {
+    return inTransaction(this.#pool, async (client) => {
+      // Locked in one order, so two instances renewing overlapping tasks cannot deadlock.
+      const { rows } = await client.query(
+        "SELECT task_id, data FROM toolshed_tasks WHERE task_id = ANY($1::text[]) ORDER BY task_id FOR UPDATE",
+        [[...taskIds]],
+      );
+      const changed = new Map<string, TaskRecord | undefined>();
+      const writes: TaskRecord[] = [];
+      for (const { task_id, data } of rows as Array<{ task_id: string; data: TaskRecord }>) {
+        if (isExpired(data, now.getTime())) continue;
+        const { next, write } = changeRead(data, now, change);
+        if (write) writes.push(write);
+        changed.set(task_id, next);
+      }
+      if (writes.length > 0) {
+        await client.query(
+          `UPDATE toolshed_tasks AS t SET status = u.status, data = u.data::jsonb
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS u(task_id, status, data) WHERE t.task_id = u.task_id`,
+          [writes.map((w) => w.taskId), writes.map((w) => w.status), writes.map((w) => JSON.stringify(w))],
+        );
+      }
+      return changed;
     });
   }
 }

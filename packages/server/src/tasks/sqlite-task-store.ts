@@ -1,5 +1,5 @@
-import { type ChangeTask, DatabaseTaskStore } from "./database-task-store.js";
-import { expiresAt, settleLostWorker, type TaskRecord } from "./task-record.js";
+import { type ChangeTask, changeRead, DatabaseTaskStore } from "./database-task-store.js";
+import { expiresAt, type TaskRecord } from "./task-record.js";
 
 type Statement = ReturnType<TaskSqlite["prepare"]>;
 
@@ -41,6 +41,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   readonly #live: Statement;
   readonly #prune: Statement;
   readonly #changeOne: { immediate(...args: unknown[]): unknown };
+  readonly #changeEach: { immediate(...args: unknown[]): unknown };
   readonly #insertMany: { immediate(rows: unknown[][]): unknown };
   /** Tasks waiting for the next group write, with how to settle each caller. */
   #pending: Array<{ row: unknown[]; done: () => void; failed: (error: unknown) => void }> = [];
@@ -62,16 +63,23 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     );
     this.#prune = db.prepare("DELETE FROM toolshed_tasks WHERE expires_at IS NOT NULL AND expires_at <= ?");
     this.#changeOne = db.transaction(
-      (taskId: string, owner: string | undefined, now: Date, change: ChangeTask): TaskRecord | undefined => {
-        const read = this.#read(taskId, now);
-        if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
-        const task = settleLostWorker(read, now);
-        const next = change(task);
-        const written = next ?? task;
-        if (written !== read) this.#write.run(written.status, JSON.stringify(written), taskId);
-        return next;
-      },
+      (taskId: string, owner: string | undefined, now: Date, change: ChangeTask): TaskRecord | undefined =>
+        this.#changeRow(taskId, owner, now, change),
     ) as unknown as { immediate(...args: unknown[]): unknown };
+    this.#changeEach = db.transaction((taskIds: readonly string[], now: Date, change: ChangeTask) => {
+      const changed = new Map<string, TaskRecord | undefined>();
+      for (const taskId of taskIds) changed.set(taskId, this.#changeRow(taskId, undefined, now, change));
+      return changed;
+    }) as unknown as { immediate(...args: unknown[]): unknown };
+  }
+
+  /** Inside a transaction: read, settle a lost worker, apply the rule, write what changed. */
+  #changeRow(taskId: string, owner: string | undefined, now: Date, change: ChangeTask): TaskRecord | undefined {
+    const read = this.#read(taskId, now);
+    if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
+    const { next, write } = changeRead(read, now, change);
+    if (write) this.#write.run(write.status, JSON.stringify(write), taskId);
+    return next;
   }
 
   /**
@@ -133,6 +141,14 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     change: ChangeTask,
   ): Promise<TaskRecord | undefined> {
     return this.#changeOne.immediate(taskId, owner, now, change) as TaskRecord | undefined;
+  }
+
+  protected async changeEach(
+    taskIds: readonly string[],
+    now: Date,
+    change: ChangeTask,
+  ): Promise<Map<string, TaskRecord | undefined>> {
+    return this.#changeEach.immediate(taskIds, now, change) as Map<string, TaskRecord | undefined>;
   }
 
   #read(taskId: string, now: Date): TaskRecord | undefined {

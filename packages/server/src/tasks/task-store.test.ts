@@ -152,6 +152,9 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStore>) 
       // The late worker's end is refused: the task stays failed as read.
       expect(await store.update("l1", { status: "completed", result: { content: [] } }, at(5_002))).toBeUndefined();
       expect(await store.get("l1", "alice", at(5_003))).toMatchObject({ status: "failed" });
+      // A lost task is not taken back by a late renewal: its worker is told to stop.
+      expect(await store.renew("w1", ["l1", "l2"], at(9_000).getTime(), at(5_004))).toEqual(["l1", "l2"]);
+      expect(await store.get("l1", "alice", at(5_005))).toMatchObject({ status: "failed" });
       expect(await store.liveCount("alice", at(5_003))).toBe(0);
       await store.close();
     });
