@@ -37,23 +37,23 @@ export async function callTool(parts: CoreParts, call: Call): Promise<unknown> {
   );
 }
 
-/** A task made before the handler runs, for a call that would reach it (its arguments are valid). */
+/**
+ * A task made before the handler runs, for a call that would reach it (its arguments are valid).
+ * The handler starts while the task is written; the call answers once it is kept.
+ */
 async function taskFromCall(parts: CoreParts, tasks: TaskRunner, call: Call, name: string, args: unknown) {
   const { runtime, hooks } = parts;
   const { scope } = call;
   const view = runtime.viewFor(scope.authInfo);
   const refusal = runtime.refuseToolCall(name, args, view, scope.authInfo, scope.access);
   if (refusal !== undefined) return refusal;
-  const task = await tasks.create(call, name);
-  const base = { ...toolContext(call, name, undefined, hooks), ...tasks.context(task) };
-  tasks.finish(
-    task,
+  const task = await tasks.start(call, name, (started) =>
     runtime.callTool(
       name,
       args,
       view,
-      base,
-      task.cancel,
+      { ...toolContext(call, name, undefined, hooks), ...tasks.context(started) },
+      started.cancel,
       outcomeListener(parts, scope),
       call.frame,
       scope.access,

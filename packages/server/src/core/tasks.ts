@@ -13,7 +13,7 @@ import { JsonRpcCode, JsonRpcError } from "../jsonrpc-error.js";
 import { toolErrorAsProtocolError } from "../middleware.js";
 import { type Params, requireString } from "../params.js";
 import { principalOf } from "../request-state.js";
-import { isTerminal, type TaskRecord } from "../tasks/task-record.js";
+import { isTerminal, type TaskChange, type TaskRecord } from "../tasks/task-record.js";
 import { MemoryTaskStore, type TaskStore } from "../tasks/task-store.js";
 
 /** What of a request the runner reads (not the core's Call: types.ts names the runner). */
@@ -51,6 +51,8 @@ export interface StartedTask {
   readonly cancel: Cancellation;
   /** The flat CreateTaskResult that tools/call answers. */
   readonly answer: Record<string, unknown>;
+  /** Settles once the task is kept: its handler's writes (progress, questions) wait for it. */
+  readonly written: Promise<void>;
 }
 
 /** What a task's handler gets instead of the request's: questions wait in the task, progress is kept in it. */
@@ -85,6 +87,8 @@ export class TaskRunner {
   readonly timeoutMs: number;
   /** Tasks whose handler runs in this process, by id. */
   readonly #running = new Map<string, Cancellation>();
+  /** Running tasks not kept yet: not renewed until they are. */
+  readonly #unwritten = new Set<string>();
   /** Their ends being written, so that close() can wait for them. */
   readonly #finishing = new Set<Promise<void>>();
   /** This process, as the worker of the tasks it runs. */
@@ -104,6 +108,47 @@ export class TaskRunner {
 
   /** Makes a task for this call; it is kept (a tasks/get finds it) before this resolves. */
   async create(call: TaskRequest, toolName: string): Promise<StartedTask> {
+    const task = await this.#newTask(call, toolName);
+    await this.#store.create(task);
+    const started = startedTask(task, toolName, Promise.resolve());
+    this.#running.set(task.taskId, started.cancel);
+    this.#beat();
+    return started;
+  }
+
+  /**
+   * Makes a task for this call and starts `work` at once, while the task is being written; resolves
+   * once it is kept. Work that ends before then is written with the task (one write for a quick
+   * task). When the task cannot be kept, the work is stopped and this rejects.
+   */
+  async start(
+    call: TaskRequest,
+    toolName: string,
+    work: (task: StartedTask) => Promise<CallToolResult>,
+  ): Promise<StartedTask> {
+    const task = await this.#newTask(call, toolName);
+    const written = this.#store.create(task);
+    const started = startedTask(task, toolName, written);
+    const { cancel } = started;
+    // Running here from now on (close() stops it), renewed once it is kept.
+    this.#running.set(task.taskId, cancel);
+    this.#unwritten.add(task.taskId);
+    this.finish(started, work(started));
+    try {
+      await written;
+    } catch (error) {
+      cancel.abort(new UnavailableError("the task could not be kept; call the tool again"));
+      this.#running.delete(task.taskId);
+      throw error;
+    } finally {
+      this.#unwritten.delete(task.taskId);
+    }
+    this.#beat();
+    return started;
+  }
+
+  /** A new task of this caller, refused when the caller has as many running as it may. */
+  async #newTask(call: TaskRequest, toolName: string): Promise<TaskRecord> {
     const owner = principalOf(call.scope.authInfo) ?? "";
     if ((await this.#store.liveCount(owner)) >= this.#maxLive) {
       throw new JsonRpcError(
@@ -112,7 +157,7 @@ export class TaskRunner {
       );
     }
     const now = new Date().toISOString();
-    const task: TaskRecord = {
+    return {
       taskId: newTaskId(),
       owner,
       toolName,
@@ -124,11 +169,6 @@ export class TaskRunner {
       worker: this.#worker,
       leaseUntil: Date.now() + this.#leaseMs,
     };
-    await this.#store.create(task);
-    const cancel = new Cancellation();
-    this.#running.set(task.taskId, cancel);
-    this.#beat();
-    return { taskId: task.taskId, toolName, cancel, answer: wireTask("task", task) };
   }
 
   /** Records how a started task's work ends: completed, failed (a protocol error or a crash) or cancelled. */
@@ -156,9 +196,9 @@ export class TaskRunner {
     if (this.#heartbeat !== undefined || this.#running.size === 0) return;
     const every = Math.max(50, Math.min(1_000, Math.floor(this.#leaseMs / 3)));
     this.#heartbeat = setTimeout(async () => {
-      const ids = [...this.#running.keys()];
+      const ids = [...this.#running.keys()].filter((taskId) => !this.#unwritten.has(taskId));
       try {
-        const stop = await this.#store.renew(this.#worker, ids, Date.now() + this.#leaseMs);
+        const stop = ids.length === 0 ? [] : await this.#store.renew(this.#worker, ids, Date.now() + this.#leaseMs);
         for (const taskId of stop) {
           this.#running.get(taskId)?.abort(cancelled());
         }
@@ -175,23 +215,24 @@ export class TaskRunner {
     this.#heartbeat.unref();
   }
 
-  async #finish({ taskId, toolName, cancel }: StartedTask, work: Promise<CallToolResult>): Promise<void> {
+  async #finish(task: StartedTask, work: Promise<CallToolResult>): Promise<void> {
+    const { taskId, toolName, cancel } = task;
     try {
       const result = await work;
       const kind = (result._meta?.[ERROR_META_KEY] as { kind?: unknown } | undefined)?.kind;
       if (cancel.aborted && isToolError(cancel.reason)) {
         // The server stopped under it: failed, with the class a client retries on.
         const e = toolErrorAsProtocolError(`tools/call ${toolName}`, cancel.reason);
-        await this.#store.update(taskId, {
+        await this.#write(task, {
           status: "failed",
           error: { code: e.code, message: e.message, data: e.data },
           statusMessage: e.message,
         });
-      } else if (cancel.aborted) await this.#store.update(taskId, { status: "cancelled" });
+      } else if (cancel.aborted) await this.#write(task, { status: "cancelled" });
       else if (result.isError && kind === "internal") {
         // A crash (masked, C7) is a protocol-level failure of the task, not a tool error.
         const text = (result.content?.[0] as { text?: string } | undefined)?.text ?? "Internal error";
-        await this.#store.update(taskId, {
+        await this.#write(task, {
           status: "failed",
           // Under the same key as every other error's class (C9): a client reads one shape.
           error: {
@@ -201,34 +242,36 @@ export class TaskRunner {
           },
           statusMessage: text,
         });
-      } else await this.#store.update(taskId, { status: "completed", result: result as Record<string, unknown> });
+      } else await this.#write(task, { status: "completed", result: result as Record<string, unknown> });
     } catch (error) {
       const e = error instanceof JsonRpcError ? error : new JsonRpcError(JsonRpcCode.InternalError, "Internal error");
       const failure: { code: number; message: string; data?: unknown } = { code: e.code, message: e.message };
       if (e.data !== undefined) failure.data = e.data;
-      await this.#store
-        .update(
-          taskId,
-          cancel.aborted ? { status: "cancelled" } : { status: "failed", error: failure, statusMessage: e.message },
-        )
-        .catch(() => undefined);
+      await this.#write(
+        task,
+        cancel.aborted ? { status: "cancelled" } : { status: "failed", error: failure, statusMessage: e.message },
+      ).catch(() => undefined);
     } finally {
       this.#running.delete(taskId);
     }
   }
 
+  /** A change by the task's work: with the task's own write when that is still waiting, else after it. */
+  #write({ taskId, written }: StartedTask, change: TaskChange): Promise<TaskRecord | undefined> {
+    return this.#store.updateUnwritten?.(taskId, change) ?? written.then(() => this.#store.update(taskId, change));
+  }
+
   /** The handler's questions, progress and logs inside the task. */
   context(task: StartedTask): TaskContext {
-    const { taskId } = task;
     // Progress is kept in the task (tasks/get shows it); each write waits for the one before.
     let writing: Promise<unknown> = Promise.resolve();
     return {
-      ...this.#questions(taskId, task.cancel),
+      ...this.#questions(task),
       progress: (progress, total, message) => {
         const value: { progress: number; total?: number; message?: string } = { progress };
         if (total !== undefined) value.total = total;
         if (message !== undefined) value.message = message;
-        writing = writing.then(() => this.#store.update(taskId, { progress: value })).catch(() => undefined);
+        writing = writing.then(() => this.#write(task, { progress: value })).catch(() => undefined);
         return writing.then(() => undefined);
       },
       // No stream is open to the client while a task runs: tasks/get is how it hears of one.
@@ -237,7 +280,8 @@ export class TaskRunner {
   }
 
   /** Questions from a task park it at input_required until tasks/update answers them. */
-  #questions(taskId: string, cancel: Cancellation): Pick<TaskContext, "createMessage" | "elicitInput" | "listRoots"> {
+  #questions(task: StartedTask): Pick<TaskContext, "createMessage" | "elicitInput" | "listRoots"> {
+    const { taskId, cancel } = task;
     let next = 0;
     // Answers taken from the store, shared by every question of this task that is waiting.
     const received: Record<string, unknown> = {};
@@ -248,7 +292,7 @@ export class TaskRunner {
       schema: { parse(v: unknown): unknown },
     ) => {
       const k = key ?? `${method.split("/")[0]}-${++next}`;
-      await this.#store.update(taskId, {
+      await this.#write(task, {
         ask: { [k]: { method, ...(params === undefined ? {} : { params: params as Record<string, unknown> }) } },
       });
       for (;;) {
@@ -317,6 +361,14 @@ const unknownTask = (taskId: string) =>
     JsonRpcCode.InvalidParams,
     `Unknown task: ${taskId}; it may have expired, or it was made by another caller. Use the taskId a tools/call returned`,
   );
+
+const startedTask = (task: TaskRecord, toolName: string, written: Promise<void>): StartedTask => ({
+  taskId: task.taskId,
+  toolName,
+  cancel: new Cancellation(),
+  answer: wireTask("task", task),
+  written,
+});
 
 /** A task as the wire shows it: the flat Task fields, and on tasks/get what its status carries. */
 function wireTask(resultType: "task" | "complete", task: TaskRecord, detailed = false): Record<string, unknown> {

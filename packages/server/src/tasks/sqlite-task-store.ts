@@ -1,5 +1,13 @@
 import { type ChangeTask, changeRead, DatabaseTaskStore } from "./database-task-store.js";
-import { expiresAt, type TaskRecord } from "./task-record.js";
+import { applyChange, expiresAt, type TaskChange, type TaskRecord } from "./task-record.js";
+
+/** A task waiting for the group write, with its caller's promise. */
+interface Unwritten {
+  task: TaskRecord;
+  done: () => void;
+  failed: (error: unknown) => void;
+  written: Promise<void>;
+}
 
 type Statement = ReturnType<TaskSqlite["prepare"]>;
 
@@ -44,7 +52,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   readonly #changeEach: { immediate(...args: unknown[]): unknown };
   readonly #insertMany: { immediate(rows: unknown[][]): unknown };
   /** Tasks waiting for the next group write, with how to settle each caller. */
-  #pending: Array<{ row: unknown[]; done: () => void; failed: (error: unknown) => void }> = [];
+  #pending: Unwritten[] = [];
+  /** The same by id (the first of an id: a second create of it fails in the write). */
+  #unwritten = new Map<string, Unwritten>();
 
   constructor(db: TaskSqlite) {
     super();
@@ -87,28 +97,50 @@ export class SqliteTaskStore extends DatabaseTaskStore {
    * transaction: a commit costs far more than a row, and under load many arrive together.
    */
   create(task: TaskRecord): Promise<void> {
-    const row = [task.taskId, task.owner, task.status, expiresAt(task) ?? null, JSON.stringify(task)];
-    return new Promise((done, failed) => {
-      if (this.#pending.length === 0) setImmediate(() => this.#flush());
-      this.#pending.push({ row, done, failed });
+    let done: () => void = () => {};
+    let failed: (error: unknown) => void = () => {};
+    const written = new Promise<void>((resolve, reject) => {
+      done = resolve;
+      failed = reject;
     });
+    const entry: Unwritten = { task, done, failed, written };
+    if (this.#pending.length === 0) setImmediate(() => this.#flush());
+    this.#pending.push(entry);
+    if (!this.#unwritten.has(task.taskId)) this.#unwritten.set(task.taskId, entry);
+    return written;
+  }
+
+  updateUnwritten(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> | undefined {
+    const entry = this.#unwritten.get(taskId);
+    if (entry === undefined) return undefined;
+    const next = applyChange(entry.task, change, now);
+    if (next !== undefined) entry.task = next;
+    return entry.written.then(() => next);
   }
 
   #flush(): void {
     const batch = this.#pending;
     this.#pending = [];
+    this.#unwritten = new Map();
+    const rows = batch.map(({ task }) => [
+      task.taskId,
+      task.owner,
+      task.status,
+      expiresAt(task) ?? null,
+      JSON.stringify(task),
+    ]);
     try {
-      this.#insertMany.immediate(batch.map((p) => p.row));
+      this.#insertMany.immediate(rows);
     } catch {
       // One bad row (or a busy file) fails the group: each is tried alone, so that only its own caller fails.
-      for (const { row, done, failed } of batch) {
+      batch.forEach(({ done, failed }, i) => {
         try {
-          this.#insert.run(...row);
+          this.#insert.run(...(rows[i] as unknown[]));
           done();
         } catch (error) {
           failed(error);
         }
-      }
+      });
       return;
     }
     for (const { done } of batch) done();

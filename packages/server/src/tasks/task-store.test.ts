@@ -164,6 +164,28 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStore>) 
 describeTaskStore("MemoryTaskStore", async () => new MemoryTaskStore());
 describeTaskStore("SqliteTaskStore", async () => new SqliteTaskStore(openSqlite(":memory:")));
 
+describe("SqliteTaskStore, a change to a task not written yet", () => {
+  it("is written with the task and settles with it; once written, updateUnwritten leaves it to update", async () => {
+    const store = new SqliteTaskStore(openSqlite(":memory:"));
+    const created = store.create(task("quick"));
+    const changed = store.updateUnwritten("quick", { status: "completed", result: { content: [] } }, at(5));
+    expect(changed).toBeDefined();
+    // Not kept yet: a get does not find it before the group write.
+    expect(await store.get("quick", "alice", at(6))).toBeUndefined();
+    await created;
+    expect(await changed).toMatchObject({ status: "completed" });
+    expect(await store.get("quick", "alice", at(7))).toMatchObject({ status: "completed", result: { content: [] } });
+    expect(store.updateUnwritten("quick", { progress: { progress: 1 } }, at(8))).toBeUndefined();
+    // A change the rules refuse is refused here too (an ended task does not change).
+    const again = store.create(task("ended"));
+    store.updateUnwritten("ended", { status: "cancelled" }, at(9));
+    expect(await store.updateUnwritten("ended", { status: "completed" }, at(10))).toBeUndefined();
+    await again;
+    expect(await store.get("ended", "alice", at(11))).toMatchObject({ status: "cancelled" });
+    await store.close();
+  });
+});
+
 // PostgreSQL: a schema of its own for this file; skipped with a message when the database is not
 // there, except under CI, where pgReachable fails the run.
 const pg = await pgReachable();

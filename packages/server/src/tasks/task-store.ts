@@ -22,6 +22,12 @@ export interface TaskStore {
   get(taskId: string, owner: string, now?: Date): Promise<TaskRecord | undefined>;
   /** A change by the task's handler; the task after it, or undefined when it was not allowed or the task is gone. */
   update(taskId: string, change: TaskChange, now?: Date): Promise<TaskRecord | undefined>;
+  /**
+   * `update` of a task whose create is still waiting to be written: the change is written with it,
+   * settling when both are. Undefined when the task is not waiting (call `update` once its create
+   * resolved). A store that writes each create at once has no such wait and need not have this.
+   */
+  updateUnwritten?(taskId: string, change: TaskChange, now?: Date): Promise<TaskRecord | undefined> | undefined;
   /** tasks/update; false when the caller has no such task. */
   answer(taskId: string, owner: string, responses: Record<string, unknown>, now?: Date): Promise<boolean>;
   /** The answers received since the handler last took them (and forgets them). */
