@@ -96,6 +96,28 @@ describe("parseArguments: success", () => {
     expect(lines(null)).toEqual(["query: is required (a string)"]);
   });
 
+  it("runs a refinement once for arguments that pass, and still phrases the hint of one that fails", () => {
+    let runs = 0;
+    const range = z.object({ from: z.number().describe("From"), to: z.number().describe("To") }).refine(
+      (a) => {
+        runs++;
+        return a.to >= a.from;
+      },
+      { message: "must be at least from", path: ["to"] },
+    );
+    expect(parseArguments(range, { from: 1, to: 2 })).toEqual({ success: true, data: { from: 1, to: 2 } });
+    expect(runs).toBe(1);
+    expect(issuesOf(range, { from: 3, to: 2 }).map((i) => `${i.path}: ${i.message}`)).toEqual([
+      "to: must be at least from",
+    ]);
+    // Hints in nested text are found without the well-formed strings around them getting in the way.
+    expect(
+      issuesOf(z.object({ notes: z.array(z.string().describe("Note")).describe("Notes") }), {
+        notes: ["fine", "bad\u0000", "fine"],
+      }).map((i) => i.path),
+    ).toEqual(["notes[1]"]);
+  });
+
   it("rejects arguments that are not an object", () => {
     expect(lines("bug")).toEqual([': must be an object (got "bug")']);
     expect(lines([1])).toEqual([": must be an object (got an array of 1 item)"]);

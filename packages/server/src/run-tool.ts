@@ -157,27 +157,40 @@ class Call {
   }
 
   /** The handler's value, or STOPPED when the client aborts or the timeout passes first. */
-  async race(pending: Promise<unknown>, clientSignal: CancelSignal | undefined, timeoutMs: number): Promise<unknown> {
-    const stopped = new Promise<typeof STOPPED>((resolve) => {
-      this.#stop = resolve;
-    });
+  race(pending: Promise<unknown>, clientSignal: CancelSignal | undefined, timeoutMs: number): Promise<unknown> {
     const onClientAbort = () => this.abort(clientAbortReason(clientSignal as CancelSignal));
     // The handler may have stopped the call while it ran synchronously (a 2026-07-28 question).
     if (clientSignal?.aborted) {
       onClientAbort();
-      return STOPPED;
+      return Promise.resolve(STOPPED);
     }
-    clientSignal?.addEventListener("abort", onClientAbort, { once: true });
-    const timer =
-      timeoutMs > 0
-        ? setTimeout(() => this.abort(new TimeoutError(`timed out after ${timeoutMs} ms`)), timeoutMs)
-        : undefined;
-    try {
-      return await Promise.race([pending, stopped]);
-    } finally {
-      if (timer) clearTimeout(timer);
-      clientSignal?.removeEventListener("abort", onClientAbort);
-    }
+    // One promise settled by whichever comes first (not Promise.race over a second one: this is
+    // on every call of an async handler, and the race cost more than the rest of this).
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        clientSignal?.removeEventListener("abort", onClientAbort);
+      };
+      this.#stop = (value) => {
+        done();
+        resolve(value);
+      };
+      clientSignal?.addEventListener("abort", onClientAbort, { once: true });
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => this.abort(new TimeoutError(`timed out after ${timeoutMs} ms`)), timeoutMs);
+      }
+      pending.then(
+        (value) => {
+          done();
+          resolve(value);
+        },
+        (error: unknown) => {
+          done();
+          reject(error);
+        },
+      );
+    });
   }
 }
 
