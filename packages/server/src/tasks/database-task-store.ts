@@ -3,12 +3,17 @@ import {
   applyCancel,
   applyChange,
   applyRenewal,
+  expiresAt,
   hasLostWorker,
+  isTerminal,
   settleLostWorker,
   type TaskChange,
   type TaskRecord,
 } from "./task-record.js";
 import type { TaskStore } from "./task-store.js";
+
+/** How many ended tasks a store keeps in memory for gets. */
+const ENDED_KEPT = 1024;
 
 /** One change of a task by the shared rules; undefined writes nothing more. */
 export type ChangeTask = (task: TaskRecord) => TaskRecord | undefined;
@@ -34,6 +39,12 @@ export function changeRead(
  * the rule, write); every method a client or a handler calls is built on those two.
  */
 export abstract class DatabaseTaskStore implements TaskStore {
+  /**
+   * Tasks that ended through this store, by id, with when they expire: an ended task never
+   * changes again, so a tasks/get here is answered without a read. The newest ENDED_KEPT only.
+   */
+  readonly #ended = new Map<string, { task: TaskRecord; expiresAt: number | undefined }>();
+
   abstract create(task: TaskRecord): Promise<void>;
   abstract liveCount(owner: string, now?: Date): Promise<number>;
   abstract prune(now?: Date): Promise<number>;
@@ -54,7 +65,33 @@ export abstract class DatabaseTaskStore implements TaskStore {
     change: ChangeTask,
   ): Promise<Map<string, TaskRecord | undefined>>;
 
+  /**
+   * Keeps `task` for gets when it has ended (it is written: this is called after the write);
+   * `expires` when the caller has it at hand (parsing the date costs more than the rest).
+   */
+  protected ended(task: TaskRecord | undefined, expires = task && expiresAt(task)): void {
+    if (task === undefined || !isTerminal(task.status)) return;
+    if (this.#ended.size >= ENDED_KEPT) {
+      const oldest = this.#ended.keys().next().value;
+      if (oldest !== undefined) this.#ended.delete(oldest);
+    }
+    this.#ended.set(task.taskId, { task, expiresAt: expires });
+  }
+
+  protected forgetEnded(): void {
+    this.#ended.clear();
+  }
+
   async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
+    const ended = this.#ended.get(taskId);
+    if (ended !== undefined) {
+      // Gone at the same moment as the row (its expires_at column holds the same time).
+      if (ended.expiresAt !== undefined && now.getTime() >= ended.expiresAt) {
+        this.#ended.delete(taskId);
+        return undefined;
+      }
+      return ended.task.owner === owner ? ended.task : undefined;
+    }
     // A plain read; only a task whose worker is lost is written (failed), in a transaction.
     const read = await this.read(taskId, now);
     if (read === undefined || read.owner !== owner) return undefined;
@@ -64,11 +101,15 @@ export abstract class DatabaseTaskStore implements TaskStore {
       found = task;
       return undefined;
     });
+    // Failed now, and written so: kept like any other end.
+    this.ended(found);
     return found;
   }
 
-  update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
-    return this.change(taskId, undefined, now, (task) => applyChange(task, change, now));
+  async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
+    const next = await this.change(taskId, undefined, now, (task) => applyChange(task, change, now));
+    this.ended(next);
+    return next;
   }
 
   async answer(taskId: string, owner: string, responses: Record<string, unknown>, now = new Date()): Promise<boolean> {

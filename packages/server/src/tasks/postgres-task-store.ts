@@ -73,7 +73,9 @@ export class PostgresTaskStore extends DatabaseTaskStore {
   }
 
   /** The pool is the caller's (the packs' pool): it is not ended here. */
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.forgetEnded();
+  }
 
   protected read(taskId: string, now: Date): Promise<TaskRecord | undefined> {
     return readTask(this.#pool, taskId, now, false);

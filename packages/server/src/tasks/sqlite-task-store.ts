@@ -136,6 +136,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
       batch.forEach(({ done, failed }, i) => {
         try {
           this.#insert.run(...(rows[i] as unknown[]));
+          this.ended(batch[i]?.task, (rows[i]?.[3] as number | null) ?? undefined);
           done();
         } catch (error) {
           failed(error);
@@ -143,7 +144,11 @@ export class SqliteTaskStore extends DatabaseTaskStore {
       });
       return;
     }
-    for (const { done } of batch) done();
+    batch.forEach(({ task, done }, i) => {
+      // A quick task ends before its group write: its first get needs no read.
+      this.ended(task, (rows[i]?.[3] as number | null) ?? undefined);
+      done();
+    });
   }
 
   async liveCount(owner: string, now = new Date()): Promise<number> {
@@ -160,6 +165,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   async close(): Promise<void> {
     // Tasks still waiting for their group write are written before the file can be closed.
     if (this.#pending.length > 0) this.#flush();
+    this.forgetEnded();
   }
 
   protected async read(taskId: string, now: Date): Promise<TaskRecord | undefined> {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { openSqlite } from "@toolshed/storage";
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, describe, expect, it } from "vitest";
@@ -95,6 +98,16 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStore>) 
       await store.close();
     });
 
+    it("an ended task is its owner's only, and gone after its ttl, on the instance that ended it too", async () => {
+      const store = await open();
+      await store.create(task("brief", "alice", 1_000));
+      await store.update("brief", { status: "completed", result: { content: [] } }, at(10));
+      expect(await store.get("brief", "alice", at(999))).toMatchObject({ status: "completed" });
+      expect(await store.get("brief", "mallory", at(999))).toBeUndefined();
+      expect(await store.get("brief", "alice", at(1_000))).toBeUndefined();
+      await store.close();
+    });
+
     it("cancel marks a running task and leaves an ended one as it was", async () => {
       const store = await open();
       await store.create(task("c1"));
@@ -183,6 +196,37 @@ describe("SqliteTaskStore, a change to a task not written yet", () => {
     await again;
     expect(await store.get("ended", "alice", at(11))).toMatchObject({ status: "cancelled" });
     await store.close();
+  });
+});
+
+describe("SqliteTaskStore, two instances on one file", () => {
+  it("an ended task reads the same on the instance that ended it and on another", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolshed-tasks-"));
+    const file = join(dir, "tasks.db");
+    const here = new SqliteTaskStore(openSqlite(file));
+    const there = new SqliteTaskStore(openSqlite(file));
+    try {
+      const result = { content: [{ type: "text", text: "42" }], structuredContent: { n: 42 } };
+      // Ended before its group write (a quick task) and ended after it.
+      const created = here.create(task("quick"));
+      here.updateUnwritten("quick", { status: "completed", result }, at(1));
+      await created;
+      await here.create(task("slow"));
+      await here.update("slow", { status: "failed", error: { code: -32603, message: "boom" } }, at(2));
+      for (const id of ["quick", "slow"]) {
+        const mine = await here.get(id, "alice", at(3));
+        expect(mine?.status).toMatch(/completed|failed/);
+        expect(await there.get(id, "alice", at(3))).toEqual(mine);
+      }
+      // Ended elsewhere: this instance reads what the other wrote.
+      await there.create(task("theirs"));
+      await there.update("theirs", { status: "cancelled" }, at(4));
+      expect(await here.get("theirs", "alice", at(5))).toMatchObject({ status: "cancelled" });
+    } finally {
+      await here.close();
+      await there.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
