@@ -16,6 +16,7 @@ const TABLE_SQL = `CREATE TABLE IF NOT EXISTS toolshed_tasks (
   owner TEXT NOT NULL,
   status TEXT NOT NULL,
   expires_at BIGINT,
+  lease_until BIGINT,
   data JSONB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS toolshed_tasks_owner ON toolshed_tasks (owner, status);
@@ -24,6 +25,15 @@ CREATE INDEX IF NOT EXISTS toolshed_tasks_expiry ON toolshed_tasks (expires_at) 
 // The statuses of a task that has not ended, listed (not NOT IN the ended ones) so that the
 // (owner, status) index finds them without reading the caller's ended tasks.
 const LIVE_SQL = "('working', 'input_required')";
+
+// A table made before lease_until was a column gets it, filled from the JSON of its live tasks.
+const LEASE_COLUMN_SQL = `DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+    AND table_name = 'toolshed_tasks' AND column_name = 'lease_until') THEN
+    ALTER TABLE toolshed_tasks ADD COLUMN lease_until BIGINT;
+    UPDATE toolshed_tasks SET lease_until = (data->>'leaseUntil')::bigint WHERE status IN ${LIVE_SQL};
+  END IF;
+END $$`;
 
 /**
  * Tasks in PostgreSQL, shared by every instance on the database: one row each, the whole task as
@@ -44,21 +54,22 @@ export class PostgresTaskStore extends DatabaseTaskStore {
     await inTransaction(pool, async (client) => {
       await client.query("SELECT pg_advisory_xact_lock(hashtext('toolshed_tasks'))");
       await client.query(TABLE_SQL);
+      await client.query(LEASE_COLUMN_SQL);
     });
     return new PostgresTaskStore(pool);
   }
 
   async create(task: TaskRecord): Promise<void> {
     await this.#pool.query(
-      "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, data) VALUES ($1, $2, $3, $4, $5::jsonb)",
-      [task.taskId, task.owner, task.status, expiresAt(task) ?? null, JSON.stringify(task)],
+      "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, lease_until, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)",
+      [task.taskId, task.owner, task.status, expiresAt(task) ?? null, task.leaseUntil ?? null, JSON.stringify(task)],
     );
   }
 
   async liveCount(owner: string, now = new Date()): Promise<number> {
-    // isLive in SQL: not ended, not expired, and its worker's lease (in the JSON) not run out.
+    // isLive in SQL: not ended, not expired, and its worker's lease (a column) not run out.
     const { rows } = await this.#pool.query(
-      `SELECT COUNT(*) AS live FROM toolshed_tasks WHERE owner = $1 AND status IN ${LIVE_SQL} AND (expires_at IS NULL OR expires_at > $2) AND coalesce((data->>'leaseUntil')::bigint >= $2, true)`,
+      `SELECT COUNT(*) AS live FROM toolshed_tasks WHERE owner = $1 AND status IN ${LIVE_SQL} AND (expires_at IS NULL OR expires_at > $2) AND coalesce(lease_until >= $2, true)`,
       [owner, now.getTime()],
     );
     return Number((rows[0] as { live: string | number }).live);
@@ -92,11 +103,10 @@ export class PostgresTaskStore extends DatabaseTaskStore {
       if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
       const { next, write } = changeRead(read, now, change);
       if (write) {
-        await client.query("UPDATE toolshed_tasks SET status = $1, data = $2::jsonb WHERE task_id = $3", [
-          write.status,
-          JSON.stringify(write),
-          taskId,
-        ]);
+        await client.query(
+          "UPDATE toolshed_tasks SET status = $1, lease_until = $2, data = $3::jsonb WHERE task_id = $4",
+          [write.status, write.leaseUntil ?? null, JSON.stringify(write), taskId],
+        );
       }
       return next;
     });
@@ -123,9 +133,15 @@ export class PostgresTaskStore extends DatabaseTaskStore {
       }
       if (writes.length > 0) {
         await client.query(
-          `UPDATE toolshed_tasks AS t SET status = u.status, data = u.data::jsonb
-           FROM unnest($1::text[], $2::text[], $3::text[]) AS u(task_id, status, data) WHERE t.task_id = u.task_id`,
-          [writes.map((w) => w.taskId), writes.map((w) => w.status), writes.map((w) => JSON.stringify(w))],
+          `UPDATE toolshed_tasks AS t SET status = u.status, lease_until = u.lease_until, data = u.data::jsonb
+           FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS u(task_id, status, lease_until, data)
+           WHERE t.task_id = u.task_id`,
+          [
+            writes.map((w) => w.taskId),
+            writes.map((w) => w.status),
+            writes.map((w) => w.leaseUntil ?? null),
+            writes.map((w) => JSON.stringify(w)),
+          ],
         );
       }
       return changed;

@@ -27,6 +27,7 @@ const TABLE_SQL = `CREATE TABLE IF NOT EXISTS toolshed_tasks (
   owner TEXT NOT NULL,
   status TEXT NOT NULL,
   expires_at INTEGER,
+  lease_until INTEGER,
   data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS toolshed_tasks_owner ON toolshed_tasks (owner, status);
@@ -35,6 +36,24 @@ CREATE INDEX IF NOT EXISTS toolshed_tasks_expiry ON toolshed_tasks (expires_at) 
 // The statuses of a task that has not ended, listed (not NOT IN the ended ones) so that the
 // (owner, status) index finds them without reading the caller's ended tasks.
 const LIVE_SQL = "('working', 'input_required')";
+
+/**
+ * A table made before lease_until was a column gets it, filled from the JSON of its live tasks
+ * (the only ones whose lease is read), in one IMMEDIATE transaction: two processes opening the
+ * file together cannot both add it.
+ */
+function addLeaseColumn(db: TaskSqlite): void {
+  const hasLease = () =>
+    (db.prepare("PRAGMA table_info(toolshed_tasks)").all() as Array<{ name: string }>).some(
+      (c) => c.name === "lease_until",
+    );
+  if (hasLease()) return;
+  db.transaction(() => {
+    if (hasLease()) return;
+    db.exec("ALTER TABLE toolshed_tasks ADD COLUMN lease_until INTEGER");
+    db.exec(`UPDATE toolshed_tasks SET lease_until = json_extract(data, '$.leaseUntil') WHERE status IN ${LIVE_SQL}`);
+  }).immediate();
+}
 
 /**
  * Tasks in the SQLite file the server already uses: one row each, the whole task as JSON beside the
@@ -59,17 +78,19 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   constructor(db: TaskSqlite) {
     super();
     db.exec(TABLE_SQL);
+    addLeaseColumn(db);
     this.#insert = db.prepare(
-      "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, data) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, lease_until, data) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.#insertMany = db.transaction((rows: unknown[][]) => {
       for (const row of rows) this.#insert.run(...row);
     }) as unknown as { immediate(rows: unknown[][]): unknown };
     this.#select = db.prepare("SELECT data, expires_at FROM toolshed_tasks WHERE task_id = ?");
-    this.#write = db.prepare("UPDATE toolshed_tasks SET status = ?, data = ? WHERE task_id = ?");
-    // isLive in SQL: not ended, not expired, and its worker's lease (in the JSON) not run out.
+    this.#write = db.prepare("UPDATE toolshed_tasks SET status = ?, lease_until = ?, data = ? WHERE task_id = ?");
+    // isLive in SQL: not ended, not expired, and its worker's lease not run out. The lease is a
+    // column: read from each live task's JSON, it cost a parse per task on every create.
     this.#live = db.prepare(
-      `SELECT COUNT(*) AS live FROM toolshed_tasks WHERE owner = ? AND status IN ${LIVE_SQL} AND (expires_at IS NULL OR expires_at > ?) AND coalesce(json_extract(data, '$.leaseUntil') >= ?, 1)`,
+      `SELECT COUNT(*) AS live FROM toolshed_tasks WHERE owner = ? AND status IN ${LIVE_SQL} AND (expires_at IS NULL OR expires_at > ?) AND coalesce(lease_until >= ?, 1)`,
     );
     this.#prune = db.prepare("DELETE FROM toolshed_tasks WHERE expires_at IS NOT NULL AND expires_at <= ?");
     this.#changeOne = db.transaction(
@@ -88,7 +109,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     const read = this.#read(taskId, now);
     if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
     const { next, write } = changeRead(read, now, change);
-    if (write) this.#write.run(write.status, JSON.stringify(write), taskId);
+    if (write) this.#write.run(write.status, write.leaseUntil ?? null, JSON.stringify(write), taskId);
     return next;
   }
 
@@ -127,6 +148,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
       task.owner,
       task.status,
       expiresAt(task) ?? null,
+      task.leaseUntil ?? null,
       JSON.stringify(task),
     ]);
     try {

@@ -230,6 +230,35 @@ describe("SqliteTaskStore, two instances on one file", () => {
   });
 });
 
+// The table as it was before lease_until was a column, with one live task whose lease ran out at
+// 1,000 and one that has none (both alice's).
+const OLD_TABLE = [
+  "CREATE TABLE toolshed_tasks (task_id TEXT PRIMARY KEY, owner TEXT NOT NULL, status TEXT NOT NULL, expires_at BIGINT, data %JSON% NOT NULL)",
+  "CREATE INDEX toolshed_tasks_owner ON toolshed_tasks (owner, status)",
+];
+const oldRows = () =>
+  [
+    { ...task("lapsed"), worker: "w", leaseUntil: at(1_000).getTime() },
+    { ...task("unleased"), worker: "w" },
+  ].map((t) => [t.taskId, t.owner, t.status, at(60_000).getTime(), JSON.stringify(t)]);
+
+describe("SqliteTaskStore on a table made before the lease column", () => {
+  it("adds the column from the live tasks' JSON: a lapsed lease counts out, and leases renew", async () => {
+    const db = openSqlite(":memory:");
+    for (const sql of OLD_TABLE) db.exec(sql.replace("%JSON%", "TEXT"));
+    const insert = db.prepare("INSERT INTO toolshed_tasks VALUES (?, ?, ?, ?, ?)");
+    for (const row of oldRows()) insert.run(...row);
+    const store = new SqliteTaskStore(db);
+    expect(await store.liveCount("alice", at(500))).toBe(2);
+    expect(await store.liveCount("alice", at(2_000))).toBe(1);
+    expect(await store.renew("w", ["lapsed"], at(9_000).getTime(), at(900))).toEqual([]);
+    expect(await store.liveCount("alice", at(2_000))).toBe(2);
+    // A second store on the same connection finds the column there.
+    expect(await new SqliteTaskStore(db).liveCount("alice", at(2_000))).toBe(2);
+    await store.close();
+  });
+});
+
 // PostgreSQL: a schema of its own for this file; skipped with a message when the database is not
 // there, except under CI, where pgReachable fails the run.
 const pg = await pgReachable();
@@ -239,6 +268,28 @@ afterAll(async () => {
   await schema?.drop();
 });
 if (pg) {
+  describe("PostgresTaskStore on a table made before the lease column", () => {
+    it("adds the column from the live tasks' JSON: a lapsed lease counts out, and leases renew", async () => {
+      schema ??= await createTestSchema();
+      const pool = schema.pool({ max: 2 });
+      try {
+        await pool.query("DROP TABLE IF EXISTS toolshed_tasks");
+        for (const sql of OLD_TABLE) await pool.query(sql.replace("%JSON%", "JSONB"));
+        for (const row of oldRows())
+          await pool.query("INSERT INTO toolshed_tasks VALUES ($1, $2, $3, $4, $5::jsonb)", row);
+        const store = await PostgresTaskStore.open(pool);
+        expect(await store.liveCount("alice", at(500))).toBe(2);
+        expect(await store.liveCount("alice", at(2_000))).toBe(1);
+        expect(await store.renew("w", ["lapsed"], at(9_000).getTime(), at(900))).toEqual([]);
+        expect(await store.liveCount("alice", at(2_000))).toBe(2);
+        // Opened again (another instance starting): the column is there, nothing changes.
+        expect(await (await PostgresTaskStore.open(pool)).liveCount("alice", at(2_000))).toBe(2);
+      } finally {
+        await pool.query("DROP TABLE IF EXISTS toolshed_tasks");
+      }
+    });
+  });
+
   describeTaskStore("PostgresTaskStore", async () => {
     schema ??= await createTestSchema();
     const pool = schema.pool({ max: 2 });
