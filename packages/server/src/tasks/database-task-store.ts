@@ -12,8 +12,11 @@ import {
 } from "./task-record.js";
 import type { TaskStore } from "./task-store.js";
 
-/** How many ended tasks a store keeps in memory for gets. */
+/** How many ended tasks a store keeps in memory for gets, and how much of their JSON at most. */
 const ENDED_KEPT = 1024;
+const ENDED_CHARS = 4 * 1024 * 1024;
+/** A larger task (a big result) is read from the table, as before. */
+const ENDED_ONE_CHARS = 64 * 1024;
 
 /** One change of a task by the shared rules; undefined writes nothing more. */
 export type ChangeTask = (task: TaskRecord) => TaskRecord | undefined;
@@ -43,7 +46,13 @@ export abstract class DatabaseTaskStore implements TaskStore {
    * Tasks that ended through this store, by id, with when they expire: an ended task never
    * changes again, so a tasks/get here is answered without a read. The newest ENDED_KEPT only.
    */
-  readonly #ended = new Map<string, { task: TaskRecord; expiresAt: number | undefined }>();
+  readonly #ended = new Map<string, { task: TaskRecord; expiresAt: number | undefined; chars: number }>();
+  #endedChars = 0;
+  /**
+   * The length of the JSON each change wrote for a task it ended, set by the store inside its
+   * transaction and taken once that has committed (what ended() is told).
+   */
+  protected readonly endedChars = new Map<string, number>();
 
   abstract create(task: TaskRecord): Promise<void>;
   abstract liveCount(owner: string, now?: Date): Promise<number>;
@@ -69,17 +78,51 @@ export abstract class DatabaseTaskStore implements TaskStore {
    * Keeps `task` for gets when it has ended (it is written: this is called after the write);
    * `expires` when the caller has it at hand (parsing the date costs more than the rest).
    */
-  protected ended(task: TaskRecord | undefined, expires = task && expiresAt(task)): void {
-    if (task === undefined || !isTerminal(task.status)) return;
-    if (this.#ended.size >= ENDED_KEPT) {
+  protected ended(task: TaskRecord | undefined, chars: number | undefined, expires = task && expiresAt(task)): void {
+    if (task === undefined || chars === undefined || chars > ENDED_ONE_CHARS || !isTerminal(task.status)) return;
+    this.#forget(task.taskId);
+    while (this.#ended.size >= ENDED_KEPT || this.#endedChars + chars > ENDED_CHARS) {
       const oldest = this.#ended.keys().next().value;
-      if (oldest !== undefined) this.#ended.delete(oldest);
+      if (oldest === undefined) break;
+      this.#forget(oldest);
     }
-    this.#ended.set(task.taskId, { task, expiresAt: expires });
+    this.#ended.set(task.taskId, { task, expiresAt: expires, chars });
+    this.#endedChars += chars;
+  }
+
+  #forget(taskId: string): void {
+    const entry = this.#ended.get(taskId);
+    if (entry === undefined) return;
+    this.#ended.delete(taskId);
+    this.#endedChars -= entry.chars;
   }
 
   protected forgetEnded(): void {
     this.#ended.clear();
+    this.#endedChars = 0;
+    this.endedChars.clear();
+  }
+
+  /** `change` for what it does, not for the task it leaves (a lost worker it settles is not kept). */
+  #changeOnly(taskId: string, owner: string | undefined, now: Date, change: ChangeTask): Promise<unknown> {
+    return this.#changeAndKeep(taskId, owner, now, change, () => undefined);
+  }
+
+  /** `change`, then the task kept for gets when the change ended it. */
+  async #changeAndKeep(
+    taskId: string,
+    owner: string | undefined,
+    now: Date,
+    change: ChangeTask,
+    pick: (next: TaskRecord | undefined) => TaskRecord | undefined = (next) => next,
+  ): Promise<TaskRecord | undefined> {
+    try {
+      const next = await this.change(taskId, owner, now, change);
+      this.ended(pick(next), this.endedChars.get(taskId));
+      return next;
+    } finally {
+      this.endedChars.delete(taskId);
+    }
   }
 
   async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
@@ -87,7 +130,7 @@ export abstract class DatabaseTaskStore implements TaskStore {
     if (ended !== undefined) {
       // Gone at the same moment as the row (its expires_at column holds the same time).
       if (ended.expiresAt !== undefined && now.getTime() >= ended.expiresAt) {
-        this.#ended.delete(taskId);
+        this.#forget(taskId);
         return undefined;
       }
       return ended.task.owner === owner ? ended.task : undefined;
@@ -97,24 +140,27 @@ export abstract class DatabaseTaskStore implements TaskStore {
     if (read === undefined || read.owner !== owner) return undefined;
     if (!hasLostWorker(read, now.getTime())) return read;
     let found: TaskRecord | undefined;
-    await this.change(taskId, owner, now, (task) => {
-      found = task;
-      return undefined;
-    });
     // Failed now, and written so: kept like any other end.
-    this.ended(found);
+    await this.#changeAndKeep(
+      taskId,
+      owner,
+      now,
+      (task) => {
+        found = task;
+        return undefined;
+      },
+      () => found,
+    );
     return found;
   }
 
-  async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
-    const next = await this.change(taskId, undefined, now, (task) => applyChange(task, change, now));
-    this.ended(next);
-    return next;
+  update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
+    return this.#changeAndKeep(taskId, undefined, now, (task) => applyChange(task, change, now));
   }
 
   async answer(taskId: string, owner: string, responses: Record<string, unknown>, now = new Date()): Promise<boolean> {
     let found = false;
-    await this.change(taskId, owner, now, (task) => {
+    await this.#changeOnly(taskId, owner, now, (task) => {
       found = true;
       return applyAnswers(task, responses, now);
     });
@@ -125,7 +171,7 @@ export abstract class DatabaseTaskStore implements TaskStore {
     // A handler waiting on a question asks often: only a task that holds answers is written.
     if ((await this.read(taskId, now))?.inputResponses === undefined) return {};
     let answers: Record<string, unknown> = {};
-    await this.change(taskId, undefined, now, (task) => {
+    await this.#changeOnly(taskId, undefined, now, (task) => {
       answers = task.inputResponses ?? {};
       if (task.inputResponses === undefined) return undefined;
       const next = { ...task };
@@ -137,7 +183,7 @@ export abstract class DatabaseTaskStore implements TaskStore {
 
   async cancel(taskId: string, owner: string, now = new Date()): Promise<boolean> {
     let found = false;
-    await this.change(taskId, owner, now, (task) => {
+    await this.#changeOnly(taskId, owner, now, (task) => {
       found = true;
       return applyCancel(task, now);
     });
@@ -146,7 +192,12 @@ export abstract class DatabaseTaskStore implements TaskStore {
 
   async renew(worker: string, taskIds: readonly string[], leaseUntil: number, now = new Date()): Promise<string[]> {
     // Every lease of this worker in one transaction: one commit a beat, however many tasks run.
-    const renewed = await this.changeEach(taskIds, now, (task) => applyRenewal(task, worker, leaseUntil));
-    return taskIds.filter((taskId) => renewed.get(taskId) === undefined);
+    try {
+      const renewed = await this.changeEach(taskIds, now, (task) => applyRenewal(task, worker, leaseUntil));
+      return taskIds.filter((taskId) => renewed.get(taskId) === undefined);
+    } finally {
+      // A renewal that found its task lost wrote it failed: not kept here (the next get reads it).
+      for (const taskId of taskIds) this.endedChars.delete(taskId);
+    }
   }
 }

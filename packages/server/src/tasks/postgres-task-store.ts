@@ -1,5 +1,5 @@
 import { type ChangeTask, changeRead, DatabaseTaskStore } from "./database-task-store.js";
-import { expiresAt, isExpired, type TaskRecord } from "./task-record.js";
+import { expiresAt, isExpired, isTerminal, type TaskRecord } from "./task-record.js";
 
 /** What of a PostgreSQL connection (a `pg` pool client) this store uses. */
 export interface TaskPgQueryable {
@@ -103,10 +103,12 @@ export class PostgresTaskStore extends DatabaseTaskStore {
       if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
       const { next, write } = changeRead(read, now, change);
       if (write) {
+        const json = JSON.stringify(write);
         await client.query(
           "UPDATE toolshed_tasks SET status = $1, lease_until = $2, data = $3::jsonb WHERE task_id = $4",
-          [write.status, write.leaseUntil ?? null, JSON.stringify(write), taskId],
+          [write.status, write.leaseUntil ?? null, json, taskId],
         );
+        if (isTerminal(write.status)) this.endedChars.set(taskId, json.length);
       }
       return next;
     });

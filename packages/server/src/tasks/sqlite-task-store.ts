@@ -1,5 +1,5 @@
 import { type ChangeTask, changeRead, DatabaseTaskStore } from "./database-task-store.js";
-import { applyChange, expiresAt, type TaskChange, type TaskRecord } from "./task-record.js";
+import { applyChange, expiresAt, isTerminal, type TaskChange, type TaskRecord } from "./task-record.js";
 
 /** A task waiting for the group write, with its caller's promise. */
 interface Unwritten {
@@ -10,6 +10,9 @@ interface Unwritten {
 }
 
 type Statement = ReturnType<TaskSqlite["prepare"]>;
+
+/** A task as inserted: id, owner, status, expires_at, lease_until, its JSON. */
+type Row = [string, string, string, number | null, number | null, string];
 
 /** The part of an SQLite connection (`openSqlite` of @toolshed/storage, either driver) this store uses. */
 export interface TaskSqlite {
@@ -69,7 +72,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   readonly #prune: Statement;
   readonly #changeOne: { immediate(...args: unknown[]): unknown };
   readonly #changeEach: { immediate(...args: unknown[]): unknown };
-  readonly #insertMany: { immediate(rows: unknown[][]): unknown };
+  readonly #insertMany: { immediate(rows: Row[]): unknown };
   /** Tasks waiting for the next group write, with how to settle each caller. */
   #pending: Unwritten[] = [];
   /** The same by id (the first of an id: a second create of it fails in the write). */
@@ -82,9 +85,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     this.#insert = db.prepare(
       "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, lease_until, data) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    this.#insertMany = db.transaction((rows: unknown[][]) => {
+    this.#insertMany = db.transaction((rows: Row[]) => {
       for (const row of rows) this.#insert.run(...row);
-    }) as unknown as { immediate(rows: unknown[][]): unknown };
+    }) as unknown as { immediate(rows: Row[]): unknown };
     this.#select = db.prepare("SELECT data, expires_at FROM toolshed_tasks WHERE task_id = ?");
     this.#write = db.prepare("UPDATE toolshed_tasks SET status = ?, lease_until = ?, data = ? WHERE task_id = ?");
     // isLive in SQL: not ended, not expired, and its worker's lease not run out. The lease is a
@@ -109,7 +112,11 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     const read = this.#read(taskId, now);
     if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
     const { next, write } = changeRead(read, now, change);
-    if (write) this.#write.run(write.status, write.leaseUntil ?? null, JSON.stringify(write), taskId);
+    if (write) {
+      const json = JSON.stringify(write);
+      this.#write.run(write.status, write.leaseUntil ?? null, json, taskId);
+      if (isTerminal(write.status)) this.endedChars.set(taskId, json.length);
+    }
     return next;
   }
 
@@ -143,7 +150,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     const batch = this.#pending;
     this.#pending = [];
     this.#unwritten = new Map();
-    const rows = batch.map(({ task }) => [
+    const rows: Row[] = batch.map(({ task }) => [
       task.taskId,
       task.owner,
       task.status,
@@ -151,14 +158,17 @@ export class SqliteTaskStore extends DatabaseTaskStore {
       task.leaseUntil ?? null,
       JSON.stringify(task),
     ]);
+    // A quick task ends before its group write: its first get needs no read.
+    const kept = (task: TaskRecord, row: Row) => this.ended(task, row[5].length, row[3] ?? undefined);
     try {
       this.#insertMany.immediate(rows);
     } catch {
       // One bad row (or a busy file) fails the group: each is tried alone, so that only its own caller fails.
-      batch.forEach(({ done, failed }, i) => {
+      batch.forEach(({ task, done, failed }, i) => {
+        const row = rows[i] as Row;
         try {
-          this.#insert.run(...(rows[i] as unknown[]));
-          this.ended(batch[i]?.task, (rows[i]?.[3] as number | null) ?? undefined);
+          this.#insert.run(...row);
+          kept(task, row);
           done();
         } catch (error) {
           failed(error);
@@ -167,8 +177,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
       return;
     }
     batch.forEach(({ task, done }, i) => {
-      // A quick task ends before its group write: its first get needs no read.
-      this.ended(task, (rows[i]?.[3] as number | null) ?? undefined);
+      kept(task, rows[i] as Row);
       done();
     });
   }

@@ -199,6 +199,28 @@ describe("SqliteTaskStore, a change to a task not written yet", () => {
   });
 });
 
+describe("SqliteTaskStore, ended tasks kept for gets", () => {
+  it("keeps the newest 1,024 small ones in memory; a large one, and older ones, are read from the table", async () => {
+    const db = openSqlite(":memory:");
+    const store = new SqliteTaskStore(db);
+    const ids = Array.from({ length: 1_030 }, (_, i) => `small${i}`);
+    for (const id of ids) {
+      await store.create(task(id));
+      await store.update(id, { status: "completed", result: { content: [] } }, at(1));
+    }
+    await store.create(task("large"));
+    const text = "x".repeat(70_000);
+    await store.update("large", { status: "completed", result: { content: [{ type: "text", text }] } }, at(1));
+    // The rows go behind the store's back: what it still answers, it answers from memory.
+    db.exec("DELETE FROM toolshed_tasks");
+    expect(await store.get("small1029", "alice", at(2))).toMatchObject({ status: "completed" });
+    expect(await store.get("small6", "alice", at(2))).toMatchObject({ status: "completed" });
+    expect(await store.get("small5", "alice", at(2))).toBeUndefined();
+    expect(await store.get("large", "alice", at(2))).toBeUndefined();
+    await store.close();
+  });
+});
+
 describe("SqliteTaskStore, two instances on one file", () => {
   it("an ended task reads the same on the instance that ended it and on another", async () => {
     const dir = mkdtempSync(join(tmpdir(), "toolshed-tasks-"));
