@@ -1,5 +1,6 @@
 // A raw 2026-07-28 client for the tasks extension (the SDK's clients cannot drive tasks): JSON-RPC
 // POSTs with the _meta envelope and the Mcp-Method / Mcp-Name headers the extension names.
+import { openStream } from "@toolshed/test-support";
 import { expect } from "vitest";
 
 const V = "2026-07-28";
@@ -20,43 +21,53 @@ export interface RpcOptions {
 
 let nextId = 0;
 
+/** The headers and body of one request, with the extension declared unless `tasks` is false. */
+function request(method: string, params: Record<string, unknown>, { token, tasks = true }: RpcOptions) {
+  const name = method === "tools/call" ? params.name : params.taskId;
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    "mcp-protocol-version": V,
+    "mcp-method": method,
+    ...(typeof name === "string" ? { "mcp-name": name } : {}),
+  };
+  const body = {
+    jsonrpc: "2.0",
+    id: ++nextId,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": V,
+        "io.modelcontextprotocol/clientInfo": { name: "tasks-test", version: "1.0.0" },
+        "io.modelcontextprotocol/clientCapabilities": {
+          elicitation: {},
+          ...(tasks ? { extensions: { [EXTENSION]: {} } } : {}),
+        },
+      },
+    },
+  };
+  return { headers, body };
+}
+
 /** One request to `url`, with the extension declared unless `tasks` is false. */
 export async function rpc(
   url: string,
   method: string,
   params: Record<string, unknown>,
-  { token, tasks = true }: RpcOptions = {},
+  options: RpcOptions = {},
 ): Promise<Answer> {
-  const name = method === "tools/call" ? params.name : params.taskId;
-  const response = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-      "mcp-protocol-version": V,
-      "mcp-method": method,
-      ...(typeof name === "string" ? { "mcp-name": name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++nextId,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": V,
-          "io.modelcontextprotocol/clientInfo": { name: "tasks-test", version: "1.0.0" },
-          "io.modelcontextprotocol/clientCapabilities": {
-            elicitation: {},
-            ...(tasks ? { extensions: { [EXTENSION]: {} } } : {}),
-          },
-        },
-      },
-    }),
-  });
-  const body = (await response.json()) as Omit<Answer, "status">;
-  return { status: response.status, ...body };
+  const { headers, body } = request(method, params, options);
+  const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+  const answer = (await response.json()) as Omit<Answer, "status">;
+  return { status: response.status, ...answer };
+}
+
+/** subscriptions/listen for `notifications` (taskIds, ...): the stream, read message by message. */
+export function listen(url: string, notifications: Record<string, unknown>, options: RpcOptions = {}) {
+  const { headers, body } = request("subscriptions/listen", { notifications }, options);
+  return openStream(url, body, headers);
 }
 
 /** tasks/get until `done` holds; fails after `timeoutMs` (default 10 s) with the last answer. */

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APP_DIR, type HttpProcess, killChildren, removeTempDirs, startServer, tempDir } from "./helpers.js";
-import { ended, expectAck, rpc as rawRpc, until as rawUntil } from "./tasks-client.js";
+import { ended, expectAck, listen, rpc as rawRpc, until as rawUntil } from "./tasks-client.js";
 
 const pg = await pgReachable();
 if (!pg) process.stderr.write(`tasks-instances test SKIPPED: PostgreSQL (${TEST_DATABASE_URL}) is not reachable\n`);
@@ -62,6 +62,26 @@ describe.skipIf(!pg)("tasks on three instances sharing PostgreSQL", () => {
     expectAck(await rpc(c.url, "tasks/cancel", { taskId }));
     // Instance a hears of the cancel at its next heartbeat (a third of the lease) and stops the handler.
     expect((await until(b.url, taskId, ended)).status).toBe("cancelled");
+  });
+
+  it("a stream on one instance hears of a task that runs on another, cancelled from a third", async () => {
+    const created = await rpc(a.url, "tools/call", { name: "job_wait", arguments: { label: "heard" } });
+    const taskId = String(created.result?.taskId);
+    const stream = await listen(c.url, { taskIds: [taskId] }, { token: ALICE });
+    try {
+      expect(await stream.next()).toMatchObject({ params: { notifications: { taskIds: [taskId] } } });
+      expect(await stream.next()).toMatchObject({
+        method: "notifications/tasks",
+        params: { taskId, status: "working" },
+      });
+      expectAck(await rpc(b.url, "tasks/cancel", { taskId }));
+      expect(await stream.next()).toMatchObject({
+        method: "notifications/tasks",
+        params: { taskId, status: "cancelled" },
+      });
+    } finally {
+      stream.close();
+    }
   });
 
   it("a question asked on one instance is answered on another and the task ends where it runs", async () => {

@@ -106,4 +106,48 @@ describe("stdio in both eras", () => {
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ id: 3, result: { resultType: "complete" } });
   });
+
+  it("notifications/tasks: a task made over stdio is told on a listen stream, the result inlined", async () => {
+    const cli = spawnCli(["--db", tempDir().file("t.db"), "--demo"]);
+    const tasks = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+    const declared = { ...meta, "io.modelcontextprotocol/clientCapabilities": tasks };
+    cli.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        _meta: declared,
+        name: "crm_bulk_update_tier",
+        arguments: { account_ids: ["acc_1001", "acc_nope"], new_tier: "growth" },
+      },
+    });
+    await cli.waitForLines(1);
+    const created = cli.messages()[0] as { result: { resultType: string; taskId: string } };
+    expect(created.result.resultType).toBe("task");
+    const { taskId } = created.result;
+    cli.send({
+      jsonrpc: "2.0",
+      id: "L2",
+      method: "subscriptions/listen",
+      params: { _meta: declared, notifications: { taskIds: [taskId] } },
+    });
+    await cli.waitForLines(3);
+    const tag = { "io.modelcontextprotocol/subscriptionId": "L2" };
+    const [, ack, told] = cli.messages();
+    expect(ack).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: tag, notifications: { taskIds: [taskId] } },
+    });
+    // A bulk update of two accounts ends at once: the stream tells its end, with the partial-success envelope.
+    expect(told).toMatchObject({
+      method: "notifications/tasks",
+      params: {
+        _meta: tag,
+        taskId,
+        status: "completed",
+        result: { structuredContent: { succeeded_count: 1, failed_count: 1 } },
+      },
+    });
+  });
 });

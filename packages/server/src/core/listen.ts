@@ -3,9 +3,15 @@ import type { ChangeEvent } from "../changes.js";
 import { MetaKey } from "../era.js";
 import { JsonRpcCode, JsonRpcError } from "../jsonrpc-error.js";
 import { optionalObject } from "../params.js";
+import { principalOf } from "../request-state.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { TaskRecord } from "../tasks/task-record.js";
 import { capabilitiesOf } from "./capabilities.js";
+import { declaresTasks, taskNotification, tasksRequired } from "./tasks.js";
 import type { Call, CoreParts } from "./types.js";
+
+/** Task ids one listen stream may watch: more is a request to split. */
+const MAX_TASK_IDS = 1_000;
 
 // subscriptions/listen (2026-07-28): one stream of the change notifications a client asked for.
 
@@ -47,6 +53,8 @@ export async function listen(parts: CoreParts, call: Call): Promise<unknown> {
       : [],
   );
   if (uris !== undefined) honoured.resourceSubscriptions = [...watched];
+  const tasks = await watchedTasks(parts, call, filter.taskIds);
+  if (tasks !== undefined) honoured.taskIds = tasks.map((t) => t.taskId);
   const tag = { [MetaKey.subscriptionId]: id };
   await notify({
     method: "notifications/subscriptions/acknowledged",
@@ -74,8 +82,15 @@ export async function listen(parts: CoreParts, call: Call): Promise<unknown> {
         void notify({ method: `notifications/${event.type}`, params: { _meta: tag } });
       }
     });
+    const unwatch =
+      tasks === undefined
+        ? () => {}
+        : parts.tasks?.watchers.watch(principalOf(auth) ?? "", tasks, (task) => {
+            void notify({ method: "notifications/tasks", params: { _meta: tag, ...taskNotification(task) } });
+          });
     const end = () => {
       unsubscribe();
+      unwatch?.();
       listeners.delete(end);
       signal.removeEventListener("abort", end);
       resolve(final);
@@ -83,6 +98,29 @@ export async function listen(parts: CoreParts, call: Call): Promise<unknown> {
     listeners.add(end);
     signal.addEventListener("abort", end, { once: true });
   });
+}
+
+/**
+ * notifications.taskIds: the caller's tasks among them (another caller's or an unknown one is left
+ * out of the acknowledgement, as tasks/get would not find it); undefined when none were asked for
+ * or the server runs no tasks.
+ */
+async function watchedTasks(parts: CoreParts, call: Call, taskIds: unknown): Promise<TaskRecord[] | undefined> {
+  if (taskIds === undefined || parts.tasks === undefined) return undefined;
+  if (!Array.isArray(taskIds) || taskIds.some((t) => typeof t !== "string")) {
+    throw new JsonRpcError(
+      JsonRpcCode.InvalidParams,
+      "Invalid params for subscriptions/listen: params.notifications.taskIds must be a list of task ids from tools/call",
+    );
+  }
+  if (!declaresTasks(call.envelope)) throw tasksRequired("notifications.taskIds needs it");
+  if (taskIds.length > MAX_TASK_IDS) {
+    throw new JsonRpcError(
+      JsonRpcCode.InvalidParams,
+      `Invalid params for subscriptions/listen: at most ${MAX_TASK_IDS} taskIds in one stream (got ${taskIds.length}); listen for fewer, or poll tasks/get`,
+    );
+  }
+  return parts.tasks.watchers.find(principalOf(call.scope.authInfo) ?? "", taskIds as string[]);
 }
 
 /** Whether the caller knows the resource at `uri` and may read it. */

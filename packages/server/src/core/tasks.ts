@@ -15,6 +15,7 @@ import { type Params, requireString } from "../params.js";
 import { principalOf } from "../request-state.js";
 import { isTerminal, type TaskChange, type TaskRecord } from "../tasks/task-record.js";
 import { MemoryTaskStore, type TaskStore } from "../tasks/task-store.js";
+import { TaskWatchers } from "./task-watch.js";
 
 /** What of a request the runner reads (not the core's Call: types.ts names the runner). */
 interface TaskRequest {
@@ -94,6 +95,8 @@ export class TaskRunner {
   /** This process, as the worker of the tasks it runs. */
   readonly #worker = randomBytes(9).toString("base64url");
   readonly #leaseMs: number;
+  /** The listen streams told of task changes (notifications/tasks). */
+  readonly watchers: TaskWatchers;
   #heartbeat: NodeJS.Timeout | undefined;
   #lastPrune = 0;
 
@@ -104,6 +107,7 @@ export class TaskRunner {
     this.#maxLive = options.maxLivePerCaller ?? 100;
     this.timeoutMs = options.timeoutMs ?? 10 * 60 * 1000;
     this.#leaseMs = options.leaseMs ?? 10_000;
+    this.watchers = new TaskWatchers(this.#store);
   }
 
   /** Makes a task for this call; it is kept (a tasks/get finds it) before this resolves. */
@@ -186,6 +190,7 @@ export class TaskRunner {
     await Promise.allSettled([...this.#finishing]);
     clearTimeout(this.#heartbeat);
     this.#heartbeat = undefined;
+    this.watchers.close();
   }
 
   /**
@@ -257,8 +262,11 @@ export class TaskRunner {
   }
 
   /** A change by the task's work: with the task's own write when that is still waiting, else after it. */
-  #write({ taskId, written }: StartedTask, change: TaskChange): Promise<TaskRecord | undefined> {
-    return this.#store.updateUnwritten?.(taskId, change) ?? written.then(() => this.#store.update(taskId, change));
+  async #write({ taskId, written }: StartedTask, change: TaskChange): Promise<TaskRecord | undefined> {
+    const task = await (this.#store.updateUnwritten?.(taskId, change) ??
+      written.then(() => this.#store.update(taskId, change)));
+    if (task !== undefined && this.watchers.active) this.watchers.changed(task);
+    return task;
   }
 
   /** The handler's questions, progress and logs inside the task. */
@@ -333,6 +341,11 @@ export class TaskRunner {
     }
     const owner = principalOf(call.scope.authInfo) ?? "";
     if (!(await this.#store.answer(taskId, owner, responses as Record<string, unknown>))) throw unknownTask(taskId);
+    // Answers may set the task working again: a listener hears of it now, not on the next beat.
+    if (this.watchers.active) {
+      const task = await this.#store.get(taskId, owner);
+      if (task !== undefined) this.watchers.changed(task);
+    }
     return { resultType: "complete" };
   }
 
@@ -369,6 +382,12 @@ const startedTask = (task: TaskRecord, toolName: string, written: Promise<void>)
   answer: wireTask("task", task),
   written,
 });
+
+/** notifications/tasks: the task as tasks/get would answer it now (a notification has no resultType). */
+export function taskNotification(task: TaskRecord): Record<string, unknown> {
+  const { resultType: _, ...params } = wireTask("complete", task, true);
+  return params;
+}
 
 /** A task as the wire shows it: the flat Task fields, and on tasks/get what its status carries. */
 function wireTask(resultType: "task" | "complete", task: TaskRecord, detailed = false): Record<string, unknown> {
