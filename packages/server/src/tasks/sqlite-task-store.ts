@@ -9,6 +9,14 @@ interface Unwritten {
   written: Promise<void>;
 }
 
+/** A count of a caller's live tasks waiting for the next group write. */
+interface Count {
+  owner: string;
+  at: number;
+  done: (live: number) => void;
+  failed: (error: unknown) => void;
+}
+
 type Statement = ReturnType<TaskSqlite["prepare"]>;
 
 /** A task as inserted: id, owner, status, expires_at, lease_until, its JSON. */
@@ -72,9 +80,12 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   readonly #prune: Statement;
   readonly #changeOne: { immediate(...args: unknown[]): unknown };
   readonly #changeEach: { immediate(...args: unknown[]): unknown };
-  readonly #insertMany: { immediate(rows: Row[]): unknown };
+  readonly #insertMany: { immediate(rows: Row[], counts: readonly Count[]): number[] };
   /** Tasks waiting for the next group write, with how to settle each caller. */
   #pending: Unwritten[] = [];
+  /** Counts of live tasks asked for since the last group write: answered in its transaction. */
+  #counts: Count[] = [];
+  #scheduled = false;
   /** The same by id (the first of an id: a second create of it fails in the write). */
   #unwritten = new Map<string, Unwritten>();
 
@@ -85,9 +96,10 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     this.#insert = db.prepare(
       "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, lease_until, data) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    this.#insertMany = db.transaction((rows: Row[]) => {
+    this.#insertMany = db.transaction((rows: Row[], counts: readonly Count[]) => {
       for (const row of rows) this.#insert.run(...row);
-    }) as unknown as { immediate(rows: Row[]): unknown };
+      return counts.map((c) => this.#count(c));
+    }) as unknown as { immediate(rows: Row[], counts: readonly Count[]): number[] };
     this.#select = db.prepare("SELECT data, expires_at FROM toolshed_tasks WHERE task_id = ?");
     this.#write = db.prepare("UPDATE toolshed_tasks SET status = ?, lease_until = ?, data = ? WHERE task_id = ?");
     // isLive in SQL: not ended, not expired, and its worker's lease not run out. The lease is a
@@ -132,7 +144,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
       failed = reject;
     });
     const entry: Unwritten = { task, done, failed, written };
-    if (this.#pending.length === 0) setImmediate(() => this.#flush());
+    this.#schedule();
     this.#pending.push(entry);
     if (!this.#unwritten.has(task.taskId)) this.#unwritten.set(task.taskId, entry);
     return written;
@@ -146,10 +158,23 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     return entry.written.then(() => next);
   }
 
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
   #flush(): void {
+    this.#scheduled = false;
     const batch = this.#pending;
+    const counts = this.#counts;
     this.#pending = [];
+    this.#counts = [];
     this.#unwritten = new Map();
+    if (batch.length === 0) {
+      this.#countEach(counts);
+      return;
+    }
     const rows: Row[] = batch.map(({ task }) => [
       task.taskId,
       task.owner,
@@ -160,8 +185,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     ]);
     // A quick task ends before its group write: its first get needs no read.
     const kept = (task: TaskRecord, row: Row) => this.ended(task, row[5].length, row[3] ?? undefined);
+    let live: number[];
     try {
-      this.#insertMany.immediate(rows);
+      live = this.#insertMany.immediate(rows, counts);
     } catch {
       // One bad row (or a busy file) fails the group: each is tried alone, so that only its own caller fails.
       batch.forEach(({ task, done, failed }, i) => {
@@ -174,18 +200,43 @@ export class SqliteTaskStore extends DatabaseTaskStore {
           failed(error);
         }
       });
+      this.#countEach(counts);
       return;
     }
     batch.forEach(({ task, done }, i) => {
       kept(task, rows[i] as Row);
       done();
     });
+    counts.forEach((c, i) => {
+      c.done(live[i] as number);
+    });
   }
 
-  async liveCount(owner: string, now = new Date()): Promise<number> {
-    // Counted by SQLite: parsing each live task's JSON here cost more than the rest of a create.
-    const at = now.getTime();
+  /**
+   * Answered with the next group write, inside its transaction: a read on its own costs a read
+   * transaction (two locks and a stat of the shared memory file), more than the count itself.
+   */
+  liveCount(owner: string, now = new Date()): Promise<number> {
+    return new Promise((done, failed) => {
+      this.#counts.push({ owner, at: now.getTime(), done, failed });
+      this.#schedule();
+    });
+  }
+
+  /** Counted by SQLite: parsing each live task's JSON here cost more than the rest of a create. */
+  #count({ owner, at }: Count): number {
     return Number((this.#live.get(owner, at, at) as { live: number | bigint }).live);
+  }
+
+  /** Counts with no group write to ride on, each on its own. */
+  #countEach(counts: readonly Count[]): void {
+    for (const c of counts) {
+      try {
+        c.done(this.#count(c));
+      } catch (error) {
+        c.failed(error);
+      }
+    }
   }
 
   async prune(now = new Date()): Promise<number> {
@@ -195,7 +246,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
 
   async close(): Promise<void> {
     // Tasks still waiting for their group write are written before the file can be closed.
-    if (this.#pending.length > 0) this.#flush();
+    if (this.#pending.length > 0 || this.#counts.length > 0) this.#flush();
     this.forgetEnded();
   }
 

@@ -199,6 +199,29 @@ describe("SqliteTaskStore, a change to a task not written yet", () => {
   });
 });
 
+describe("SqliteTaskStore, counts of live tasks", () => {
+  it("are answered in the group write, after its tasks (they count); with none to write, on their own", async () => {
+    const store = new SqliteTaskStore(openSqlite(":memory:"));
+    const created = [store.create(task("one")), store.create(task("two")), store.create(task("bobs", "bob"))];
+    const [alice, bob, carol] = await Promise.all([
+      store.liveCount("alice", at(1)),
+      store.liveCount("bob", at(1)),
+      store.liveCount("carol", at(1)),
+    ]);
+    await Promise.all(created);
+    expect([alice, bob, carol]).toEqual([2, 1, 0]);
+    expect(await store.liveCount("alice", at(1))).toBe(2);
+    // A group that fails (a repeated id) is written row by row; its counts are still answered.
+    const again = store.create(task("one"));
+    const three = store.create(task("three"));
+    const counted = store.liveCount("alice", at(1));
+    await expect(again).rejects.toThrow();
+    await three;
+    expect(await counted).toBe(3);
+    await store.close();
+  });
+});
+
 describe("SqliteTaskStore, ended tasks kept for gets", () => {
   it("keeps the newest 1,024 small ones in memory; a large one, and older ones, are read from the table", async () => {
     const db = openSqlite(":memory:");
