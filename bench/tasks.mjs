@@ -1,14 +1,19 @@
 // The cost of a task against a direct call (issue 40's target: creating and finishing a trivial task
 // costs at most 2x a direct call, on SQLite). One toolshed-http process (bench/contenders/
 // toolshed-http.mjs --tasks on, SQLite file) on core 0; this process loads it from core 1 with
-// `connections` closed loops over keep-alive sockets, each for `seconds`, three ways:
-//   2025 direct    tools/call add, 2025-06-18 (stateless)
-//   2026 direct    tools/call add with the 2026-07-28 envelope, no tasks extension: answered in the call
-//   2026 task      the same call declaring the extension: a CreateTaskResult, then tasks/get until
-//                  the task is completed with the sum (one "op" = every request of one task)
+// `connections` closed loops over keep-alive sockets, each for `seconds`, four ways:
+//   2025 direct         tools/call add, 2025-06-18 (stateless)
+//   2026 direct         tools/call add with the 2026-07-28 envelope, no tasks extension: answered in the call
+//   2026 task made      the same call declaring the extension: the CreateTaskResult. add ends before
+//                       the task's write, so the task is written completed with its result; after each
+//                       round a sample of these tasks is read back (not timed) and must be completed
+//   2026 task + get     the CreateTaskResult, then tasks/get until the task is completed with the
+//                       sum (one "op" = every request of one task)
+//   2026 get, ended     tasks/get of one task that has completed (what reading a result costs)
+// and, besides the rates, the server's CPU time per op (from /proc, when there is one).
 //
 //   node tasks.mjs [--seconds 5] [--connections 10] [--rounds 3] [--out FILE]
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,6 +74,43 @@ const envelope = (tasks) => ({
 const modernHeaders = (method, name) => ({ "mcp-protocol-version": MODERN, "mcp-method": method, "mcp-name": name });
 
 let id = 0;
+/** Tasks made by "2026 task made" in the current round, read back after it. */
+let madeIds = [];
+/** A completed task, for "2026 get, ended". */
+let endedTask;
+
+async function makeTask(url) {
+  const params = { name: "add", arguments: { a: 2, b: 3 }, _meta: envelope(true) };
+  const created = await post(
+    url,
+    { jsonrpc: "2.0", id: ++id, method: "tools/call", params },
+    modernHeaders("tools/call", "add"),
+  );
+  const taskId = created.result?.taskId;
+  if (typeof taskId !== "string") throw new Error(`no task: ${JSON.stringify(created)}`);
+  return taskId;
+}
+
+function getTask(url, taskId) {
+  return post(
+    url,
+    { jsonrpc: "2.0", id: ++id, method: "tasks/get", params: { taskId, _meta: envelope(true) } },
+    modernHeaders("tasks/get", taskId),
+  );
+}
+
+/** Every 50th task a round made (at most 200) must read completed with the sum. */
+async function checkMade(url) {
+  const sample = madeIds.filter((_, i) => i % 50 === 0).slice(0, 200);
+  for (const taskId of sample) {
+    const got = await getTask(url, taskId);
+    if (got.result?.status !== "completed" || got.result.result?.structuredContent?.sum !== 5) {
+      throw new Error(`a task made is not completed: ${JSON.stringify(got)}`);
+    }
+  }
+  madeIds = [];
+}
+
 const MODES = {
   "2025 direct": async (url) => {
     const answer = await post(
@@ -89,21 +131,14 @@ const MODES = {
     if (answer.result?.structuredContent?.sum !== 5) throw new Error(`bad answer ${JSON.stringify(answer)}`);
     return 1;
   },
-  "2026 task": async (url) => {
-    const params = { name: "add", arguments: { a: 2, b: 3 }, _meta: envelope(true) };
-    const created = await post(
-      url,
-      { jsonrpc: "2.0", id: ++id, method: "tools/call", params },
-      modernHeaders("tools/call", "add"),
-    );
-    const taskId = created.result?.taskId;
-    if (typeof taskId !== "string") throw new Error(`no task: ${JSON.stringify(created)}`);
+  "2026 task made": async (url) => {
+    madeIds.push(await makeTask(url));
+    return 1;
+  },
+  "2026 task + get": async (url) => {
+    const taskId = await makeTask(url);
     for (let requests = 2; ; requests++) {
-      const got = await post(
-        url,
-        { jsonrpc: "2.0", id: ++id, method: "tasks/get", params: { taskId, _meta: envelope(true) } },
-        modernHeaders("tasks/get", taskId),
-      );
+      const got = await getTask(url, taskId);
       if (got.result?.status === "completed") {
         if (got.result.result?.structuredContent?.sum !== 5) throw new Error(`bad result ${JSON.stringify(got)}`);
         return requests;
@@ -111,9 +146,25 @@ const MODES = {
       if (got.result?.status !== "working") throw new Error(`task ended ${JSON.stringify(got)}`);
     }
   },
+  "2026 get, ended": async (url) => {
+    const got = await getTask(url, endedTask);
+    if (got.result?.result?.structuredContent?.sum !== 5) throw new Error(`bad result ${JSON.stringify(got)}`);
+    return 1;
+  },
 };
 
+/** The server's CPU time so far in µs (user + system), or undefined without /proc. */
+function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 async function load(url, op, ms) {
+  const cpuBefore = cpuOf(server.pid);
   const end = performance.now() + ms;
   let ops = 0;
   let requests = 0;
@@ -126,7 +177,10 @@ async function load(url, op, ms) {
       }
     }),
   );
-  return { opsPerSec: (ops * 1000) / ms, requestsPerOp: requests / ops };
+  const cpuAfter = cpuOf(server.pid);
+  const cpuPerOp = cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / ops;
+  if (op === MODES["2026 task made"]) await checkMade(url);
+  return { opsPerSec: (ops * 1000) / ms, requestsPerOp: requests / ops, cpuPerOp };
 }
 
 pinSelf(1);
@@ -145,6 +199,10 @@ const server = await startServer(script, [
 ]);
 const results = Object.fromEntries(Object.keys(MODES).map((m) => [m, []]));
 try {
+  endedTask = await makeTask(server.url);
+  while ((await getTask(server.url, endedTask)).result?.status !== "completed") {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   for (const op of Object.values(MODES)) await load(server.url, op, 1000);
   for (let r = 0; r < rounds; r++) {
     // Alternating modes each round, so that a slow minute hurts them alike.
@@ -164,23 +222,29 @@ const rows = Object.entries(results).map(([name, runs]) => {
     ops,
     usPerOp: (1e6 * connections) / ops,
     requestsPerOp: median(runs.map((r) => r.requestsPerOp)),
+    cpu: runs.every((r) => r.cpuPerOp !== undefined) ? median(runs.map((r) => r.cpuPerOp)) : undefined,
     runs,
   };
 });
 const direct = rows.find((r) => r.name === "2026 direct");
 const legacy = rows.find((r) => r.name === "2025 direct");
-const task = rows.find((r) => r.name === "2026 task");
+const made = rows.find((r) => r.name === "2026 task made");
+const task = rows.find((r) => r.name === "2026 task + get");
+const cpuText = (r) => (r.cpu === undefined ? "n/a" : `${Math.round(r.cpu)} µs`);
+const ratio = (a, b) => (a.ops / b.ops).toFixed(2);
+const cpuRatio = (a, b) => (a.cpu === undefined || b.cpu === undefined ? "n/a" : `${(b.cpu / a.cpu).toFixed(2)}x`);
 const lines = [
   `Node ${process.version}, ${connections} connections, ${rounds} rounds of ${seconds} s after 1 s warm-up each, server ${PINNING ? "on core 0, load on core 1" : "unpinned (no taskset)"}, SQLite file (WAL, synchronous=NORMAL).`,
   "",
-  "| way | ops/s (median) | rounds | requests per op | time per op at this load |",
-  "|---|---:|---|---:|---:|",
+  "| way | ops/s (median) | rounds | requests per op | time per op at this load | server CPU per op (median) |",
+  "|---|---:|---|---:|---:|---:|",
   ...rows.map(
     (r) =>
-      `| ${r.name} | ${Math.round(r.ops).toLocaleString("en-US")} | ${r.runs.map((x) => Math.round(x.opsPerSec).toLocaleString("en-US")).join(" / ")} | ${r.requestsPerOp.toFixed(2)} | ${Math.round(r.usPerOp)} µs |`,
+      `| ${r.name} | ${Math.round(r.ops).toLocaleString("en-US")} | ${r.runs.map((x) => Math.round(x.opsPerSec).toLocaleString("en-US")).join(" / ")} | ${r.requestsPerOp.toFixed(2)} | ${Math.round(r.usPerOp)} µs | ${cpuText(r)} |`,
   ),
   "",
-  `A task costs ${(direct.ops / task.ops).toFixed(2)}x a 2026-07-28 direct call and ${(legacy.ops / task.ops).toFixed(2)}x a 2025 one (target: at most 2x).`,
+  `A task made and finished (its tools/call) costs ${ratio(direct, made)}x a 2026-07-28 direct call and ${ratio(legacy, made)}x a 2025 one in ops/s (server CPU: ${cpuRatio(direct, made)} and ${cpuRatio(legacy, made)}); target: at most 2x.`,
+  `With the tasks/get that reads its result: ${ratio(direct, task)}x and ${ratio(legacy, task)}x (server CPU: ${cpuRatio(direct, task)} and ${cpuRatio(legacy, task)}).`,
 ];
 const text = `${lines.join("\n")}\n`;
 if (values.out) writeFileSync(values.out, text);
