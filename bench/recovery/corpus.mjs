@@ -73,6 +73,12 @@ const CORRECT = {
         ? { id: pick(TICKETS, n), status: "closed", resolution: "Fixed in release 2.3." }
         : { id: pick(TICKETS, n), status: "open" },
   }),
+  bulk_update_ticket_status: (n) => ({
+    args:
+      n % 2 === 0
+        ? { ids: [pick(TICKETS, n), pick(TICKETS, n + 1)], status: "closed", resolution: "Fixed in release 2.3." }
+        : { ids: [pick(TICKETS, n), pick(TICKETS, n + 1)], status: "open" },
+  }),
   add_ticket_comment: (n) => ({
     args: { id: pick(TICKETS, n), body: "Seen again today on the staging site.", idempotency_key: `rec-comment-${n}` },
   }),
@@ -115,6 +121,7 @@ const NEAR_NAMES = {
   get_ticket: ["get_tickets", "getTicket"],
   create_ticket: ["create_tickets", "createTicket"],
   update_ticket_status: ["update_ticket", "set_ticket_status"],
+  bulk_update_ticket_status: ["bulk_update_ticket_statuses", "bulk_update_tickets"],
   add_ticket_comment: ["add_comment", "add_ticket_comments"],
   crm_search_accounts: ["crm_search_account", "search_accounts"],
   crm_get_account: ["crm_get_accounts", "get_account"],

@@ -172,6 +172,7 @@ async function exercise(client: McpClient) {
 const EXPECTED = {
   tools: [
     "add_ticket_comment",
+    "bulk_update_ticket_status",
     "create_note",
     "create_ticket",
     "crm_bulk_update_tier",

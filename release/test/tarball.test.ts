@@ -101,6 +101,7 @@ describe("installed from tarballs, outside the workspace", () => {
     for (const side of ["own", "runtime"] as const) {
       expect(seen[side].tools).toEqual([
         "add_ticket_comment",
+        "bulk_update_ticket_status",
         "create_ticket",
         "get_ticket",
         "search_tickets",
@@ -177,6 +178,7 @@ describe("installed from tarballs, outside the workspace", () => {
     expect(seen.tools).toEqual(
       [
         "add_ticket_comment",
+        "bulk_update_ticket_status",
         "create_note",
         "create_ticket",
         "crm_bulk_update_tier",

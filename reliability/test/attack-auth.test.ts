@@ -235,6 +235,7 @@ const WRITE_TOOLS: Array<[string, Record<string, unknown>]> = [
   ["delete_note", { title: "groceries" }],
   ["create_ticket", { title: "scope attack", body: "x" }],
   ["update_ticket_status", { id: "T-1001", status: "closed", resolution: "pwned" }],
+  ["bulk_update_ticket_status", { ids: ["T-1002"], status: "closed", resolution: "pwned" }],
   ["add_ticket_comment", { id: "T-1001", body: "pwned" }],
   ["crm_create_account", { name: "Scope Attack Inc", tier: "startup", arr: 1 }],
   ["crm_bulk_update_tier", { account_ids: ["acc_1001"], new_tier: "enterprise" }],

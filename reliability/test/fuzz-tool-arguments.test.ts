@@ -23,7 +23,7 @@ interface PublishedTool {
   inputSchema: ArgumentsSchema;
 }
 
-const TOTAL_TOOLS = 15;
+const TOTAL_TOOLS = 16;
 
 const starters = { stdio: startStdioTarget, http: startHttpTarget };
 const postgres = await postgresReachable();

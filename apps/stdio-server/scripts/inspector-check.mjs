@@ -24,6 +24,7 @@ const EXPECTED_TOOLS = [
   "get_ticket",
   "create_ticket",
   "update_ticket_status",
+  "bulk_update_ticket_status",
   "add_ticket_comment",
   "crm_search_accounts",
   "crm_get_account",

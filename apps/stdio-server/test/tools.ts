@@ -5,6 +5,7 @@ export const TICKETS_TOOLS = [
   "get_ticket",
   "create_ticket",
   "update_ticket_status",
+  "bulk_update_ticket_status",
   "add_ticket_comment",
 ];
 export const CRM_TOOLS = ["crm_search_accounts", "crm_get_account", "crm_create_account", "crm_bulk_update_tier"];

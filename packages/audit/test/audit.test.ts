@@ -31,7 +31,7 @@ describe("Toolshed's own servers", () => {
       eras: "audited in 2026-07-28, the newest revision server/discover offered (2026-07-28)",
     });
     expect(report.server).toEqual({ name: "toolshed", version: expect.any(String) });
-    expect(report.counts).toMatchObject({ tools: 15, probedTools: 7, prompts: 3 });
+    expect(report.counts).toMatchObject({ tools: 16, probedTools: 7, prompts: 3 });
     expect(rule(report, "B6").summary).toMatch(/^server\/discover and tools\/list answered after \d+ calls$/);
     expect(rule(report, "B5").summary).toMatch(/^JSON-RPC -32602 "Unknown tool: toolshed_audit_no_such_tool_42/);
   });
@@ -44,7 +44,7 @@ describe("Toolshed's own servers", () => {
     expect(report.target).toBe(url);
     expect(report.protocol).toMatchObject({ audited: "2026-07-28", discovered: ["2026-07-28"] });
     expect(report.protocol.negotiated).toBeUndefined();
-    expect(report.counts).toMatchObject({ tools: 15, probedTools: 7, prompts: 3 });
+    expect(report.counts).toMatchObject({ tools: 16, probedTools: 7, prompts: 3 });
   });
 });
 

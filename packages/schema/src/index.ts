@@ -20,6 +20,7 @@ export type {
   ToolContext,
 } from "./context.js";
 export { DefinitionError } from "./definition-error.js";
+export { eachOnce } from "./each-once.js";
 export { fencedData } from "./fence.js";
 export type { HeaderParam } from "./headers.js";
 export { hintErrorMap } from "./hints.js";

@@ -3,6 +3,7 @@ import { triageTicketPrompt } from "./prompts/triage_ticket.js";
 import { ticketResource } from "./resources/ticket.js";
 import type { TicketsStore } from "./store.js";
 import { addTicketCommentTool } from "./tools/add_ticket_comment.js";
+import { bulkUpdateTicketStatusTool } from "./tools/bulk_update_ticket_status.js";
 import { createTicketTool } from "./tools/create_ticket.js";
 import { getTicketTool } from "./tools/get_ticket.js";
 import { searchTicketsTool } from "./tools/search_tickets.js";
@@ -23,6 +24,7 @@ export function ticketsPack({ store, closeStore = false }: TicketsPackOptions): 
       getTicketTool(store),
       createTicketTool(store),
       updateTicketStatusTool(store),
+      bulkUpdateTicketStatusTool(store),
       addTicketCommentTool(store),
     ],
     resources: [ticketResource(store)],

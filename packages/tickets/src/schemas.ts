@@ -55,3 +55,23 @@ export function textSchema(max: number, description: string) {
       .describe(description)
   );
 }
+
+/**
+ * The rule of a status change, for one ticket or many (a superRefine of their input): closing needs
+ * a resolution, reopening clears it and so takes none.
+ */
+export function checkResolution(
+  args: { status: "open" | "closed"; resolution?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (args.status === "closed" && args.resolution === undefined) {
+    ctx.addIssue({ code: "custom", path: ["resolution"], message: 'is required when status is "closed"' });
+  }
+  if (args.status === "open" && args.resolution !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["resolution"],
+      message: 'must be omitted when status is "open"; reopening clears the resolution',
+    });
+  }
+}

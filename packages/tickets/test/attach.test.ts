@@ -31,10 +31,11 @@ afterEach(async () => {
 });
 
 describe("the pack on a plain SDK McpServer (attachPack)", () => {
-  it("lists the five tools", async () => {
+  it("lists the six tools", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       "add_ticket_comment",
+      "bulk_update_ticket_status",
       "create_ticket",
       "get_ticket",
       "search_tickets",

@@ -20,12 +20,13 @@ function tool(name: string): Tool {
 }
 
 describe("published definitions", () => {
-  it("lists exactly the five tickets tools", () => {
+  it("lists exactly the six tickets tools", () => {
     expect(tools.map((t) => t.name)).toEqual([
       "search_tickets",
       "get_ticket",
       "create_ticket",
       "update_ticket_status",
+      "bulk_update_ticket_status",
       "add_ticket_comment",
     ]);
   });
@@ -97,6 +98,13 @@ describe("published definitions", () => {
       },
       update_ticket_status: {
         title: "Update ticket status",
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+      bulk_update_ticket_status: {
+        title: "Close or reopen several tickets",
         readOnlyHint: false,
         destructiveHint: true,
         idempotentHint: true,

@@ -37,7 +37,7 @@ describe("the tickets pack through @toolshed/testing", () => {
       allowWrites: true,
       knownValues: ["T-1001", "T-1002", "T-1003", "login", "invoice"],
     });
-    expect(report.tools).toHaveLength(5);
+    expect(report.tools).toHaveLength(6);
     expect(report.failures).toEqual([]);
   }, 120_000);
 

@@ -119,4 +119,44 @@ describe.skipIf(!reachable)("the tickets tools on PostgreSQL", { timeout: 30_000
     const retried = await call(client, "update_ticket_status", { id: "T-1001", status: "closed", resolution: "x" });
     expect(retried.structuredContent).toMatchObject({ status: "closed", changed: true });
   });
+
+  it("bulk_update_ticket_status: a locked ticket times out on its own, retryable; the others are closed", async () => {
+    const seeding = await open();
+    for (const title of ["Locked", "Free", "Also free"]) {
+      await seeding.createTicket({ title, body: "b", priority: "low" });
+    }
+    const store = await open({ statementTimeoutMs: 300 });
+    const { server, client } = await serve(store, "bulk");
+    track(server);
+    track(client);
+    const locker = await db.pool({ max: 1 }).connect();
+    let result: Awaited<ReturnType<typeof call>>;
+    try {
+      await locker.query("BEGIN");
+      await locker.query("SELECT num FROM tickets WHERE num = 1001 FOR UPDATE");
+      result = await call(client, "bulk_update_ticket_status", {
+        ids: ["T-1001", "T-1002", "T-9999", "T-1003"],
+        status: "closed",
+        resolution: "Fixed",
+      });
+    } finally {
+      await locker.query("ROLLBACK");
+      locker.release();
+    }
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toMatchObject({
+      succeeded_count: 2,
+      failed_count: 2,
+      succeeded: [
+        { id: "T-1002", previous_status: "open", status: "closed", changed: true },
+        { id: "T-1003", previous_status: "open", status: "closed", changed: true },
+      ],
+      failed: [
+        { id: "T-1001", reason: "timeout", retryable: true },
+        { id: "T-9999", reason: "not_found", retryable: false },
+      ],
+    });
+    expect((await store.getTicket("T-1001")).status).toBe("open");
+    expect((await store.getTicket("T-1003")).status).toBe("closed");
+  });
 });

@@ -1,6 +1,6 @@
 import type { BatchFailure } from "@toolshed/errors";
 import { runBatch } from "@toolshed/errors";
-import { defineTool } from "@toolshed/schema";
+import { defineTool, eachOnce } from "@toolshed/schema";
 import { z } from "zod";
 import type { CrmDeps } from "../deps.js";
 import { accountNotFound } from "../not-found.js";
@@ -18,17 +18,7 @@ export const bulkUpdateTierInput = z.object({
     .array(accountIdSchema)
     .min(1)
     .max(100)
-    .superRefine((ids, ctx) => {
-      const counts = new Map<string, number>();
-      for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
-      const repeated = [...counts].filter(([, n]) => n > 1).map(([id, n]) => `'${id}' (${n} times)`);
-      if (repeated.length > 0) {
-        ctx.addIssue({
-          code: "custom",
-          message: `must list each id once; remove the repeats of ${repeated.join(", ")}`,
-        });
-      }
-    })
+    .superRefine(eachOnce("id"))
     .describe("Ids of the accounts to change, 1-100, each once"),
   new_tier: tierSchema.describe("Tier to give every listed account"),
 });

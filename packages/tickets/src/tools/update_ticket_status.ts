@@ -1,7 +1,7 @@
 import { defineTool } from "@toolshed/schema";
 import { z } from "zod";
 import { ticketUri } from "../resources/ticket.js";
-import { TicketSchema, TicketStatusSchema, textSchema } from "../schemas.js";
+import { checkResolution, TicketSchema, TicketStatusSchema, textSchema } from "../schemas.js";
 import type { TicketsStore } from "../store.js";
 import { ticketIdSchema } from "../ticket-id.js";
 
@@ -14,18 +14,7 @@ export const UpdateTicketStatusInput = z
       'How the ticket was resolved; required when status is "closed", omitted when "open"',
     ).optional(),
   })
-  .superRefine((args, ctx) => {
-    if (args.status === "closed" && args.resolution === undefined) {
-      ctx.addIssue({ code: "custom", path: ["resolution"], message: 'is required when status is "closed"' });
-    }
-    if (args.status === "open" && args.resolution !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["resolution"],
-        message: 'must be omitted when status is "open"; reopening clears the resolution',
-      });
-    }
-  });
+  .superRefine(checkResolution);
 
 export const UpdateTicketStatusOutput = TicketSchema.omit({ body: true }).extend({
   previous_status: TicketStatusSchema,
