@@ -36,6 +36,15 @@ describe("checkJsonRpcMessage", () => {
     // 3,000 generated messages, each also parsed by the SDK's Zod schema: seconds on a loaded 2-core machine.
   }, 60_000);
 
+  it("a progress token beyond the safe integers is left to the SDK's schema, which refuses it", () => {
+    for (const progressToken of [-(2 ** 53), 2 ** 53]) {
+      const m = { jsonrpc: "2.0", method: "tools/call", params: { _meta: { progressToken } } };
+      expect(checkJsonRpcMessage(m).ok).toBe(false);
+    }
+    const safe = { jsonrpc: "2.0", method: "tools/call", params: { _meta: { progressToken: -(2 ** 53 - 1) } } };
+    expect(checkJsonRpcMessage(safe).ok).toBe(true);
+  });
+
   it("passes a plain tools/call through as it came", () => {
     const m = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 1 } } };
     expect(checkJsonRpcMessage(m)).toEqual({ ok: true, message: m });

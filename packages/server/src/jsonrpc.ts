@@ -22,13 +22,13 @@ const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 
 /**
  * A `_meta` the SDK's request schema accepts without looking further: an object whose progress
- * token, if any, is a string or an integer, and that names no task (every 2026-07-28 request
- * carries one).
+ * token, if any, is a string or a safe integer (the SDK refuses larger ones), and that names no
+ * task (every 2026-07-28 request carries one).
  */
 function plainMeta(meta: unknown): boolean {
   if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return false;
   const { progressToken } = meta as { progressToken?: unknown };
-  if (progressToken !== undefined && typeof progressToken !== "string" && !Number.isInteger(progressToken)) {
+  if (progressToken !== undefined && typeof progressToken !== "string" && !Number.isSafeInteger(progressToken)) {
     return false;
   }
   return !("io.modelcontextprotocol/related-task" in meta);
