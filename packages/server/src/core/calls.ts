@@ -52,7 +52,8 @@ async function taskFromCall(parts: CoreParts, tasks: TaskRunner, call: Call, nam
       name,
       args,
       view,
-      { ...toolContext(call, name, undefined, hooks), ...tasks.context(started) },
+      // The task's ways to ask, report progress and log replace the call's: assigned, not spread into a third object.
+      Object.assign(toolContext(call, name, undefined, hooks), tasks.context(started)),
       started.cancel,
       outcomeListener(parts, scope),
       call.frame,

@@ -44,6 +44,14 @@ export function tasksRequired(what: string): JsonRpcError {
   );
 }
 
+/** Asks the client through the task: parks it at input_required until the answer comes. */
+type Asker = (
+  method: string,
+  params: unknown,
+  key: string | undefined,
+  schema: { parse(v: unknown): unknown },
+) => Promise<unknown>;
+
 /** A task this process made and runs the work of. */
 export interface StartedTask {
   readonly taskId: string;
@@ -273,8 +281,17 @@ export class TaskRunner {
   context(task: StartedTask): TaskContext {
     // Progress is kept in the task (tasks/get shows it); each write waits for the one before.
     let writing: Promise<unknown> = Promise.resolve();
+    // Made on the first question: most tasks ask none, and every task gets a context.
+    let asker: Asker | undefined;
+    const ask: Asker = (method, params, key, schema) => {
+      asker ??= this.#asker(task);
+      return asker(method, params, key, schema);
+    };
     return {
-      ...this.#questions(task),
+      createMessage: (params, options) =>
+        ask("sampling/createMessage", params, options?.key, CreateMessageResultSchema) as never,
+      elicitInput: (params, options) => ask("elicitation/create", params, options?.key, ElicitResultSchema) as never,
+      listRoots: (options) => ask("roots/list", undefined, options?.key, ListRootsResultSchema) as never,
       progress: (progress, total, message) => {
         const value: { progress: number; total?: number; message?: string } = { progress };
         if (total !== undefined) value.total = total;
@@ -288,17 +305,12 @@ export class TaskRunner {
   }
 
   /** Questions from a task park it at input_required until tasks/update answers them. */
-  #questions(task: StartedTask): Pick<TaskContext, "createMessage" | "elicitInput" | "listRoots"> {
+  #asker(task: StartedTask): Asker {
     const { taskId, cancel } = task;
     let next = 0;
     // Answers taken from the store, shared by every question of this task that is waiting.
     const received: Record<string, unknown> = {};
-    const ask = async (
-      method: string,
-      params: unknown,
-      key: string | undefined,
-      schema: { parse(v: unknown): unknown },
-    ) => {
+    return async (method, params, key, schema) => {
       const k = key ?? `${method.split("/")[0]}-${++next}`;
       await this.#write(task, {
         ask: { [k]: { method, ...(params === undefined ? {} : { params: params as Record<string, unknown> }) } },
@@ -314,12 +326,6 @@ export class TaskRunner {
         // The answer comes through the store, from whichever instance got the tasks/update.
         await new Promise<void>((resolve) => setTimeout(resolve, 100));
       }
-    };
-    return {
-      createMessage: (params, options) =>
-        ask("sampling/createMessage", params, options?.key, CreateMessageResultSchema) as never,
-      elicitInput: (params, options) => ask("elicitation/create", params, options?.key, ElicitResultSchema) as never,
-      listRoots: (options) => ask("roots/list", undefined, options?.key, ListRootsResultSchema) as never,
     };
   }
 
@@ -410,8 +416,11 @@ function wireTask(resultType: "task" | "complete", task: TaskRecord, detailed = 
   return out;
 }
 
-// Task ids: 16 random bytes each, drawn from a pool refilled 128 ids at a time (one call to the
-// system's generator instead of one per task).
+// Task ids: the time of creation (ms, base 36, fixed width: ids sort as they were made) and 16
+// random bytes, drawn from a pool refilled 128 ids at a time (one call to the system's generator
+// instead of one per task). Ids made one after another land on the same page of the store's
+// primary key index; wholly random ones each touched a page of their own, and writing those pages
+// cost a SQLite commit more than the rest of the task.
 let idPool = Buffer.alloc(0);
 let idAt = 0;
 function newTaskId(): string {
@@ -420,5 +429,5 @@ function newTaskId(): string {
     idAt = 0;
   }
   idAt += 16;
-  return idPool.toString("base64url", idAt - 16, idAt);
+  return Date.now().toString(36).padStart(9, "0") + idPool.toString("base64url", idAt - 16, idAt);
 }

@@ -77,17 +77,13 @@ export function hasLostWorker(task: TaskRecord, now: number): boolean {
 /** The task as it reads at `now`: failed (retryable) when its worker is gone, else as it is. */
 export function settleLostWorker(task: TaskRecord, now: Date): TaskRecord {
   if (!hasLostWorker(task, now.getTime())) return task;
-  const next: TaskRecord = {
-    ...task,
+  return {
+    ...withoutLiveFields(task),
     status: "failed",
     statusMessage: WORKER_LOST.message,
     error: structuredClone(WORKER_LOST),
     lastUpdatedAt: now.toISOString(),
   };
-  delete next.inputRequests;
-  delete next.inputResponses;
-  delete next.leaseUntil;
-  return next;
 }
 
 /** Whether a task counts against its caller's limit: not ended, not expired, its worker alive. */
@@ -127,20 +123,16 @@ export function isExpired(task: Pick<TaskRecord, "createdAt" | "ttlMs">, now: nu
  */
 export function applyChange(task: TaskRecord, change: TaskChange, now: Date): TaskRecord | undefined {
   if (isTerminal(task.status)) return undefined;
-  const next: TaskRecord = { ...task, lastUpdatedAt: now.toISOString() };
   let status = change.status;
-  if (change.ask !== undefined) {
-    next.inputRequests = { ...task.inputRequests, ...change.ask };
-    status ??= "input_required";
-  }
-  if (status !== undefined) {
-    if (!canMove(task.status, status)) return undefined;
-    next.status = status;
-    if (isTerminal(status)) {
-      delete next.inputRequests;
-      delete next.inputResponses;
-      delete next.leaseUntil;
-    }
+  if (change.ask !== undefined) status ??= "input_required";
+  if (status !== undefined && !canMove(task.status, status)) return undefined;
+  let next: TaskRecord;
+  if (status !== undefined && isTerminal(status))
+    next = { ...withoutLiveFields(task), lastUpdatedAt: now.toISOString(), status };
+  else {
+    next = { ...task, lastUpdatedAt: now.toISOString() };
+    if (change.ask !== undefined) next.inputRequests = { ...task.inputRequests, ...change.ask };
+    if (status !== undefined) next.status = status;
   }
   if (change.statusMessage !== undefined) next.statusMessage = change.statusMessage;
   if (change.progress !== undefined) next.progress = change.progress;
@@ -148,6 +140,15 @@ export function applyChange(task: TaskRecord, change: TaskChange, now: Date): Ta
   if (next.status === "completed" && change.result !== undefined) next.result = change.result;
   if (next.status === "failed" && change.error !== undefined) next.error = change.error;
   return next;
+}
+
+/**
+ * A task without what only a running one has (questions, answers, lease). Left out, not deleted:
+ * a deleted property turns the object into a slow dictionary, and every task is written as JSON.
+ */
+function withoutLiveFields(task: TaskRecord): TaskRecord {
+  const { inputRequests: _asked, inputResponses: _answered, leaseUntil: _lease, ...rest } = task;
+  return rest;
 }
 
 /**

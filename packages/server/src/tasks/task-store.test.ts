@@ -300,6 +300,42 @@ describe("SqliteTaskStore on a table made before the lease column", () => {
     expect(await store.liveCount("alice", at(2_000))).toBe(2);
     // A second store on the same connection finds the column there.
     expect(await new SqliteTaskStore(db).liveCount("alice", at(2_000))).toBe(2);
+    // The index of every task gave way to the index of live ones.
+    expect(indexesOf(db)).toEqual(["toolshed_tasks_expiry", "toolshed_tasks_live"]);
+    await store.close();
+  });
+});
+
+const indexesOf = (db: ReturnType<typeof openSqlite>) =>
+  (
+    db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'toolshed_tasks' AND sql IS NOT NULL",
+      )
+      .all() as Array<{ name: string }>
+  )
+    .map((r) => r.name)
+    .sort();
+
+describe("SqliteTaskStore, the index of live tasks", () => {
+  it("holds the tasks not ended only, and is what a count reads", async () => {
+    const db = openSqlite(":memory:");
+    const store = new SqliteTaskStore(db);
+    const ended: TaskRecord = { ...task("ended"), status: "completed", result: { content: [] } };
+    await Promise.all([store.create(task("running")), store.create(ended)]);
+    expect(await store.liveCount("alice", at(0))).toBe(1);
+    const inIndex = db
+      .prepare(
+        "SELECT task_id FROM toolshed_tasks INDEXED BY toolshed_tasks_live WHERE owner = 'alice' AND status IN ('working', 'input_required')",
+      )
+      .all() as Array<{ task_id: string }>;
+    expect(inIndex.map((r) => r.task_id)).toEqual(["running"]);
+    const plan = db
+      .prepare(
+        "EXPLAIN QUERY PLAN SELECT COUNT(*) AS live FROM toolshed_tasks WHERE owner = ? AND status IN ('working', 'input_required') AND (expires_at IS NULL OR expires_at > ?) AND coalesce(lease_until >= ?, 1)",
+      )
+      .all("alice", 0, 0) as Array<{ detail: string }>;
+    expect(plan.map((r) => r.detail).join("; ")).toContain("USING INDEX toolshed_tasks_live");
     await store.close();
   });
 });

@@ -5,6 +5,7 @@ import {
   applyRenewal,
   isExpired,
   isLive,
+  isTerminal,
   settleLostWorker,
   type TaskChange,
   type TaskRecord,
@@ -52,10 +53,33 @@ const copy = (task: TaskRecord): TaskRecord => structuredClone(task);
 /** Tasks in this process only: for tests, stdio and a server without a database. */
 export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, TaskRecord>();
+  /** Each owner's tasks that have not ended, by id: a count reads these, not every task kept. */
+  readonly #open = new Map<string, Set<string>>();
 
   async create(task: TaskRecord): Promise<void> {
     if (this.#tasks.has(task.taskId)) throw new Error(`task ${task.taskId} exists already`);
-    this.#tasks.set(task.taskId, copy(task));
+    this.#put(copy(task));
+  }
+
+  /** Keeps `task` as it now stands, and whether it is open. */
+  #put(task: TaskRecord): void {
+    this.#tasks.set(task.taskId, task);
+    if (isTerminal(task.status)) this.#close(task);
+    else {
+      const open = this.#open.get(task.owner);
+      if (open === undefined) this.#open.set(task.owner, new Set([task.taskId]));
+      else open.add(task.taskId);
+    }
+  }
+
+  #close(task: TaskRecord): void {
+    const open = this.#open.get(task.owner);
+    if (open?.delete(task.taskId) && open.size === 0) this.#open.delete(task.owner);
+  }
+
+  #delete(task: TaskRecord): void {
+    this.#tasks.delete(task.taskId);
+    this.#close(task);
   }
 
   async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
@@ -67,7 +91,7 @@ export class MemoryTaskStore implements TaskStore {
     const task = this.#live(taskId, now);
     const next = task && applyChange(task, change, now);
     if (next === undefined) return undefined;
-    this.#tasks.set(taskId, next);
+    this.#put(next);
     return copy(next);
   }
 
@@ -75,7 +99,7 @@ export class MemoryTaskStore implements TaskStore {
     const task = this.#live(taskId, now);
     if (task === undefined || task.owner !== owner) return false;
     const next = applyAnswers(task, responses, now);
-    if (next !== undefined) this.#tasks.set(taskId, next);
+    if (next !== undefined) this.#put(next);
     return true;
   }
 
@@ -89,14 +113,15 @@ export class MemoryTaskStore implements TaskStore {
   async cancel(taskId: string, owner: string, now = new Date()): Promise<boolean> {
     const task = this.#live(taskId, now);
     if (task === undefined || task.owner !== owner) return false;
-    this.#tasks.set(taskId, applyCancel(task, now));
+    this.#put(applyCancel(task, now));
     return true;
   }
 
   async liveCount(owner: string, now = new Date()): Promise<number> {
     let count = 0;
-    for (const task of this.#tasks.values()) {
-      if (task.owner === owner && isLive(task, now.getTime())) count++;
+    for (const taskId of this.#open.get(owner) ?? []) {
+      const task = this.#tasks.get(taskId);
+      if (task !== undefined && isLive(task, now.getTime())) count++;
     }
     return count;
   }
@@ -107,16 +132,16 @@ export class MemoryTaskStore implements TaskStore {
       const task = this.#live(taskId, now);
       const next = task && applyRenewal(task, worker, leaseUntil);
       if (next === undefined) stop.push(taskId);
-      else this.#tasks.set(taskId, next);
+      else this.#put(next);
     }
     return stop;
   }
 
   async prune(now = new Date()): Promise<number> {
     let removed = 0;
-    for (const [id, task] of this.#tasks) {
+    for (const task of this.#tasks.values()) {
       if (isExpired(task, now.getTime())) {
-        this.#tasks.delete(id);
+        this.#delete(task);
         removed++;
       }
     }
@@ -125,6 +150,7 @@ export class MemoryTaskStore implements TaskStore {
 
   async close(): Promise<void> {
     this.#tasks.clear();
+    this.#open.clear();
   }
 
   /** The task as it stands at `now`: gone once expired, failed once its worker is lost. */
@@ -132,11 +158,11 @@ export class MemoryTaskStore implements TaskStore {
     const task = this.#tasks.get(taskId);
     if (task === undefined) return undefined;
     if (isExpired(task, now.getTime())) {
-      this.#tasks.delete(taskId);
+      this.#delete(task);
       return undefined;
     }
     const settled = settleLostWorker(task, now);
-    if (settled !== task) this.#tasks.set(taskId, settled);
+    if (settled !== task) this.#put(settled);
     return settled;
   }
 }
