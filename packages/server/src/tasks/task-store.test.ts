@@ -5,7 +5,7 @@ import { openSqlite } from "@toolshed/storage";
 import { createTestSchema, pgReachable, TEST_DATABASE_URL, type TestSchema } from "@toolshed/storage/postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresTaskStore } from "./postgres-task-store.js";
-import { SqliteTaskStore } from "./sqlite-task-store.js";
+import { SqliteTaskStore, type TaskSqlite } from "./sqlite-task-store.js";
 import { type TaskRecord, WORKER_LOST } from "./task-record.js";
 import { MemoryTaskStore, type TaskStore } from "./task-store.js";
 
@@ -203,13 +203,15 @@ describe("SqliteTaskStore, counts of live tasks", () => {
   it("are answered in the group write, after its tasks (they count); with none to write, on their own", async () => {
     const store = new SqliteTaskStore(openSqlite(":memory:"));
     const created = [store.create(task("one")), store.create(task("two")), store.create(task("bobs", "bob"))];
-    const [alice, bob, carol] = await Promise.all([
+    const [alice, bob, carol, aliceAgain] = await Promise.all([
       store.liveCount("alice", at(1)),
       store.liveCount("bob", at(1)),
       store.liveCount("carol", at(1)),
+      // One caller asking twice in a turn is counted once, and told the same.
+      store.liveCount("alice", at(1)),
     ]);
     await Promise.all(created);
-    expect([alice, bob, carol]).toEqual([2, 1, 0]);
+    expect([alice, bob, carol, aliceAgain]).toEqual([2, 1, 0, 2]);
     expect(await store.liveCount("alice", at(1))).toBe(2);
     // A group that fails (a repeated id) is written row by row; its counts are still answered.
     const again = store.create(task("one"));
@@ -218,6 +220,36 @@ describe("SqliteTaskStore, counts of live tasks", () => {
     await expect(again).rejects.toThrow();
     await three;
     expect(await counted).toBe(3);
+    await store.close();
+  });
+});
+
+describe("SqliteTaskStore, group writes", () => {
+  it("a small group waits one turn of the event loop: tasks made in that turn join its transaction", async () => {
+    const db = openSqlite(":memory:");
+    let writes = 0;
+    // The store's connection, counting the IMMEDIATE transactions it opens.
+    const counted: TaskSqlite = {
+      exec: (sql) => db.exec(sql),
+      prepare: (sql) => db.prepare(sql),
+      transaction: <F extends (...args: never[]) => unknown>(fn: F) => {
+        const tx = db.transaction(fn);
+        return {
+          immediate: (...args: Parameters<F>) => {
+            writes++;
+            return tx.immediate(...args) as ReturnType<F>;
+          },
+        };
+      },
+    };
+    const store = new SqliteTaskStore(counted);
+    const first = store.create(task("first"));
+    const second = new Promise<void>((resolve, reject) =>
+      setImmediate(() => store.create(task("second")).then(resolve, reject)),
+    );
+    await Promise.all([first, second]);
+    expect(writes).toBe(1);
+    expect(await store.liveCount("alice", at(1))).toBe(2);
     await store.close();
   });
 });
