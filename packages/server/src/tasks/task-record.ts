@@ -144,7 +144,7 @@ export function applyChange(task: TaskRecord, change: TaskChange, now: Date): Ta
 
 /**
  * A task without what only a running one has (questions, answers, lease). Left out, not deleted:
- * a deleted property turns the object into a slow dictionary, and every task is written as JSON.
+ * deleting a property can turn the object into a slow dictionary, and every task is written as JSON.
  */
 function withoutLiveFields(task: TaskRecord): TaskRecord {
   const { inputRequests: _asked, inputResponses: _answered, leaseUntil: _lease, ...rest } = task;
