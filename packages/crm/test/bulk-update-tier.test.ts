@@ -1,5 +1,6 @@
 import type { TaskChange } from "@toolshed/server";
-import { createLogger, createServer, MemoryTaskStore } from "@toolshed/server";
+import { MemoryTaskStore } from "@toolshed/server";
+import { connectPack } from "@toolshed/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { crmPack } from "../src/index.js";
 import { type CrmFixture, databaseState, errorMeta, startCrm, text } from "./helpers.js";
@@ -222,40 +223,22 @@ describe("crm_bulk_update_tier as a task (2026-07-28, the tasks extension)", () 
   it("answers at once with a task, reports each account as it ends, and ends with the partial-success envelope", async () => {
     crm = await startCrm({ faults: { latencyMs: 5 } });
     const store = new RecordingStore();
-    const server = createServer({
-      name: "crm-tasks",
-      version: "1.0.0",
-      packs: [crmPack({ store: crm.faulty })],
-      logger: createLogger({ level: "silent" }),
+    await using conn = await connectPack(crmPack({ store: crm.faulty }), {
+      era: "2026-07-28",
       tasks: { store },
+      closePacks: false,
     });
-    let id = 0;
-    const request = (method: string, params: Record<string, unknown>) =>
-      server.core.dispatch(
-        {
-          jsonrpc: "2.0",
-          id: ++id,
-          method,
-          params: {
-            ...params,
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-            },
-          },
-        },
-        { signal: new AbortController().signal, logger: createLogger({ level: "silent" }) },
-      ) as Promise<{ result: Record<string, unknown> }>;
     const ids = ["acc_1006", "acc_1002", "acc_9999", "acc_1034", "acc_1003"];
-    const created = await request("tools/call", {
-      name: "crm_bulk_update_tier",
-      arguments: { account_ids: ids, new_tier: "enterprise" },
-    });
-    expect(created.result).toMatchObject({ resultType: "task", status: "working" });
+    const created = await conn.request(
+      "tools/call",
+      { name: "crm_bulk_update_tier", arguments: { account_ids: ids, new_tier: "enterprise" } },
+      { tasks: true },
+    );
+    expect(created).toMatchObject({ resultType: "task", status: "working" });
     let task: Record<string, unknown> = {};
     for (let i = 0; i < 500 && task.status !== "completed"; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      task = (await request("tasks/get", { taskId: created.result.taskId })).result;
+      task = await conn.request("tasks/get", { taskId: created.taskId }, { tasks: true });
     }
     expect(store.reports).toEqual(
       [1, 2, 3, 4, 5].map((done) => ({ progress: done, total: 5, message: `${done} of 5 accounts` })),
@@ -269,6 +252,5 @@ describe("crm_bulk_update_tier as a task (2026-07-28, the tasks extension)", () 
       { id: "acc_1034", reason: "archived", message: ARCHIVED_1034, retryable: false },
     ]);
     expect((await crm.store.getAccount("acc_1003"))?.tier).toBe("enterprise");
-    await server.close();
   });
 });

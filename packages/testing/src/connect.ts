@@ -7,6 +7,7 @@ import {
   createServer,
   JsonRpcError,
   LATEST_MODERN_VERSION,
+  type TaskOptions,
   type ToolshedServer,
 } from "@toolshed/server";
 import type { CallScope } from "@toolshed/server/internal";
@@ -39,6 +40,11 @@ export interface ConnectPackOptions {
    * open, to mount the same pack again.
    */
   closePacks?: boolean;
+  /**
+   * The tasks extension's store and limits (createServer's `tasks`): a `MemoryTaskStore` of your
+   * own to look into, a short `ttlMs`. Requests declare the extension only with `{ tasks: true }`.
+   */
+  tasks?: TaskOptions;
 }
 
 /** A JSON-RPC answer to one request, as it went over the wire. */
@@ -71,15 +77,20 @@ export interface CallOptions {
   era?: ProtocolEra;
   /** Extra `_meta` of the request (a progress token, trace context). */
   meta?: Record<string, unknown>;
+  /**
+   * 2026-07-28: declare the tasks extension in this request's client capabilities, so a tool that
+   * may run as a task answers with one (then `tasks/get` it with `{ tasks: true }` too).
+   */
+  tasks?: boolean;
 }
 
 const anyResult = z.looseObject({});
 
-/** The `_meta` envelope every 2026-07-28 request carries. */
-function modernEnvelope(): Record<string, unknown> {
+/** The `_meta` envelope every 2026-07-28 request carries; with `tasks`, declaring the tasks extension. */
+function modernEnvelope(tasks: boolean): Record<string, unknown> {
   return {
     "io.modelcontextprotocol/protocolVersion": LATEST_MODERN_VERSION,
-    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientCapabilities": tasks ? { extensions: { "io.modelcontextprotocol/tasks": {} } } : {},
     "io.modelcontextprotocol/clientInfo": { name: "toolshed-testing", version: "0.0.0" },
   };
 }
@@ -124,6 +135,7 @@ export async function connectPack(
     telemetry: false,
     ...(options.readOnly ? { readOnly: true } : {}),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.tasks === undefined ? {} : { tasks: options.tasks }),
   });
   const authInfo: AuthInfo | undefined = options.scopes
     ? { token: "toolshed-testing-token", clientId: "toolshed-testing", scopes: [...options.scopes] }
@@ -149,7 +161,7 @@ export async function connectPack(
       const meta = {
         ...(params._meta as Record<string, unknown> | undefined),
         ...callOptions.meta,
-        ...modernEnvelope(),
+        ...modernEnvelope(callOptions.tasks === true),
       };
       const scope: CallScope = { signal: new AbortController().signal, logger: server.logger, era: "modern" };
       if (authInfo) scope.authInfo = authInfo;

@@ -1,4 +1,7 @@
+import { definePack, defineTool } from "@toolshed/schema";
+import { MemoryTaskStore } from "@toolshed/server";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { connectPack, expectToolError, expectToolResult, PROTOCOL_ERAS } from "../src/index.js";
 import { booksPack } from "./fixture.js";
 
@@ -54,5 +57,33 @@ describe("connectPack", () => {
     expect(expectToolResult(viaSdk)).toEqual({ title: "Emma", year: 1815 });
     const legacy = await conn.call("get_book", { id: "emma" }, { era: "2025-11-25" });
     expect("resultType" in legacy).toBe(false);
+  });
+
+  it("runs a tool as a task only for a request that declares the extension, on the store it is given", async () => {
+    const pack = definePack({
+      name: "sums",
+      tools: [
+        defineTool({
+          name: "add",
+          description: "Adds two numbers.",
+          input: z.object({ a: z.number().describe("the first number"), b: z.number().describe("the second number") }),
+          output: z.object({ sum: z.number().describe("a + b") }),
+          task: "optional",
+          handler: ({ a, b }) => ({ sum: a + b }),
+        }),
+      ],
+    });
+    const store = new MemoryTaskStore();
+    await using conn = await connectPack(pack, { era: "2026-07-28", tasks: { store } });
+    expect(expectToolResult(await conn.call("add", { a: 2, b: 3 }))).toEqual({ sum: 5 });
+    const created = await conn.request("tools/call", { name: "add", arguments: { a: 2, b: 3 } }, { tasks: true });
+    expect(created).toMatchObject({ resultType: "task" });
+    let got = await conn.request("tasks/get", { taskId: created.taskId }, { tasks: true });
+    for (let i = 0; i < 100 && got.status === "working"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      got = await conn.request("tasks/get", { taskId: created.taskId }, { tasks: true });
+    }
+    expect(got).toMatchObject({ status: "completed", result: { structuredContent: { sum: 5 } } });
+    expect(await store.get(String(created.taskId), "")).toMatchObject({ status: "completed" });
   });
 });

@@ -1,5 +1,6 @@
 import type { TaskChange } from "@toolshed/server";
-import { createLogger, createServer, MemoryTaskStore } from "@toolshed/server";
+import { MemoryTaskStore } from "@toolshed/server";
+import { connectPack } from "@toolshed/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { ticketsPack } from "../src/index.js";
 import { call, errorMeta, type Harness, rowCounts, startHarness, text } from "./helpers.js";
@@ -125,43 +126,27 @@ describe("bulk_update_ticket_status as a task (2026-07-28, the tasks extension)"
     h = await startHarness();
     await seed(3);
     const tasks = new RecordingStore();
-    const silent = createLogger({ level: "silent" });
-    const server = createServer({
-      name: "tickets-tasks",
-      version: "1.0.0",
-      packs: [ticketsPack({ store: h.store })],
-      logger: silent,
+    await using conn = await connectPack(ticketsPack({ store: h.store }), {
+      era: "2026-07-28",
       tasks: { store: tasks },
+      closePacks: false,
     });
-    let id = 0;
-    const request = (method: string, params: Record<string, unknown>) =>
-      server.core.dispatch(
-        {
-          jsonrpc: "2.0",
-          id: ++id,
-          method,
-          params: {
-            ...params,
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-            },
-          },
-        },
-        { signal: new AbortController().signal, logger: silent },
-      ) as Promise<{ result: Record<string, unknown> }>;
-    const created = await request("tools/call", {
-      name: "bulk_update_ticket_status",
-      arguments: { ids: ["T-1001", "T-9999", "T-1003"], status: "closed", resolution: "Fixed" },
-    });
-    expect(created.result).toMatchObject({ resultType: "task", status: "working" });
-    const taskId = String(created.result.taskId);
-    let got = await request("tasks/get", { taskId });
-    for (let i = 0; i < 200 && got.result.status === "working"; i++) {
+    const created = await conn.request(
+      "tools/call",
+      {
+        name: "bulk_update_ticket_status",
+        arguments: { ids: ["T-1001", "T-9999", "T-1003"], status: "closed", resolution: "Fixed" },
+      },
+      { tasks: true },
+    );
+    expect(created).toMatchObject({ resultType: "task", status: "working" });
+    const taskId = String(created.taskId);
+    let got = await conn.request("tasks/get", { taskId }, { tasks: true });
+    for (let i = 0; i < 200 && got.status === "working"; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      got = await request("tasks/get", { taskId });
+      got = await conn.request("tasks/get", { taskId }, { tasks: true });
     }
-    expect(got.result).toMatchObject({
+    expect(got).toMatchObject({
       status: "completed",
       result: {
         isError: false,
@@ -177,6 +162,5 @@ describe("bulk_update_ticket_status as a task (2026-07-28, the tasks extension)"
       { progress: 2, total: 3, message: "2 of 3 tickets" },
       { progress: 3, total: 3, message: "3 of 3 tickets" },
     ]);
-    await server.close();
   });
 });
