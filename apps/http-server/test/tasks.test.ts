@@ -281,6 +281,19 @@ describe("tasks over HTTP (2026-07-28, SQLite)", () => {
     expect((await rpc(url, "tools/call", { name: "wait_forever", arguments: {} })).result?.resultType).toBe("task");
   });
 
+  it("calls made together cannot pass the limit: tasks still being written count", async () => {
+    const { url } = await serve(undefined, 3);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => rpc(url, "tools/call", { name: "wait_forever", arguments: {} })),
+    );
+    const made = answers.filter((a) => a.result?.resultType === "task");
+    expect(made).toHaveLength(3);
+    for (const refused of answers.filter((a) => a.result === undefined)) {
+      expect(refused.error?.message).toMatch(/^Too many tasks: this caller has 3 tasks running/);
+    }
+    for (const a of made) await rpc(url, "tasks/cancel", { taskId: String(a.result?.taskId) });
+  });
+
   it("tasks are kept in the SQLite file: a finished one is read after a restart; one running at shutdown ends failed, retryable", async () => {
     const db = tempDb();
     const first = await serve(db);

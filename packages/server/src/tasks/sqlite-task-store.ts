@@ -1,5 +1,5 @@
 import { type ChangeTask, changeRead, DatabaseTaskStore } from "./database-task-store.js";
-import { applyChange, expiresAt, isTerminal, type TaskChange, type TaskRecord } from "./task-record.js";
+import { applyChange, expiresAt, isLive, isTerminal, type TaskChange, type TaskRecord } from "./task-record.js";
 
 /** A group write of fewer tasks than this waits one more turn of the event loop for others. */
 const GROUP_WAITS_BELOW = 32;
@@ -10,14 +10,6 @@ interface Unwritten {
   done: () => void;
   failed: (error: unknown) => void;
   written: Promise<void>;
-}
-
-/** A count of a caller's live tasks waiting for the next group write. */
-interface Count {
-  owner: string;
-  at: number;
-  done: (live: number) => void;
-  failed: (error: unknown) => void;
 }
 
 type Statement = ReturnType<TaskSqlite["prepare"]>;
@@ -87,16 +79,16 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   readonly #prune: Statement;
   readonly #changeOne: { immediate(...args: unknown[]): unknown };
   readonly #changeEach: { immediate(...args: unknown[]): unknown };
-  readonly #insertMany: { immediate(rows: Row[], counts: readonly Count[]): number[] };
+  readonly #insertMany: { immediate(rows: Row[]): void };
   /** Tasks waiting for the next group write, with how to settle each caller. */
   #pending: Unwritten[] = [];
-  /** Counts of live tasks asked for since the last group write: answered in its transaction. */
-  #counts: Count[] = [];
   #scheduled = false;
   /** Whether the scheduled group write has waited its one turn already. */
   #waited = false;
   /** The same by id (the first of an id: a second create of it fails in the write). */
   #unwritten = new Map<string, Unwritten>();
+  /** Callers' live tasks as last read, and for which millisecond: forgotten on every write here. */
+  #counted = new Map<string, { live: number; at: number }>();
 
   constructor(db: TaskSqlite) {
     super();
@@ -105,11 +97,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     this.#insert = db.prepare(
       "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, lease_until, data) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    this.#insertMany = db.transaction((rows: Row[], counts: readonly Count[]) => {
+    this.#insertMany = db.transaction((rows: Row[]) => {
       for (const row of rows) this.#insert.run(...row);
-      const counted = new Map<string, number>();
-      return counts.map((c) => this.#count(c, counted));
-    }) as unknown as { immediate(rows: Row[], counts: readonly Count[]): number[] };
+    }) as unknown as { immediate(rows: Row[]): void };
     this.#select = db.prepare("SELECT data, expires_at FROM toolshed_tasks WHERE task_id = ?");
     this.#write = db.prepare("UPDATE toolshed_tasks SET status = ?, lease_until = ?, data = ? WHERE task_id = ?");
     // isLive in SQL: not ended, not expired, and its worker's lease not run out. The lease is a
@@ -135,6 +125,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     if (read === undefined || (owner !== undefined && read.owner !== owner)) return undefined;
     const { next, write } = changeRead(read, now, change);
     if (write) {
+      this.#counted.clear();
       const json = JSON.stringify(write);
       this.#write.run(write.status, write.leaseUntil ?? null, json, taskId);
       if (isTerminal(write.status)) this.endedChars.set(taskId, json.length);
@@ -192,14 +183,10 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   #flush(): void {
     this.#scheduled = false;
     const batch = this.#pending;
-    const counts = this.#counts;
     this.#pending = [];
-    this.#counts = [];
     this.#unwritten = new Map();
-    if (batch.length === 0) {
-      this.#countEach(counts);
-      return;
-    }
+    if (batch.length === 0) return;
+    this.#counted.clear();
     const rows: Row[] = batch.map(({ task }) => [
       task.taskId,
       task.owner,
@@ -210,9 +197,8 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     ]);
     // A quick task ends before its group write: its first get needs no read.
     const kept = (task: TaskRecord, row: Row) => this.ended(task, row[5].length, row[3] ?? undefined);
-    let live: number[];
     try {
-      live = this.#insertMany.immediate(rows, counts);
+      this.#insertMany.immediate(rows);
     } catch {
       // One bad row (or a busy file) fails the group: each is tried alone, so that only its own caller fails.
       batch.forEach(({ task, done, failed }, i) => {
@@ -225,62 +211,46 @@ export class SqliteTaskStore extends DatabaseTaskStore {
           failed(error);
         }
       });
-      this.#countEach(counts);
       return;
     }
     batch.forEach(({ task, done }, i) => {
       kept(task, rows[i] as Row);
       done();
     });
-    counts.forEach((c, i) => {
-      c.done(live[i] as number);
-    });
   }
 
   /**
-   * Answered with the next group write, inside its transaction: a read on its own costs a read
-   * transaction (two locks and a stat of the shared memory file), more than the count itself.
+   * Counted at once from the live index, with the caller's tasks still waiting for their group
+   * write. A count answered inside the next group write made each create wait for two, and a
+   * commit held half as many tasks. A read on its own costs a read transaction, so a caller's
+   * count is read again only once something was written here or the millisecond it was read for
+   * has passed (what another process on the file writes within it is not seen until then).
    */
-  liveCount(owner: string, now = new Date()): Promise<number> {
-    return new Promise((done, failed) => {
-      this.#counts.push({ owner, at: now.getTime(), done, failed });
-      this.#schedule();
-    });
-  }
-
-  /**
-   * Counted by SQLite: parsing each live task's JSON here cost more than the rest of a create. A
-   * caller's counts asked for in one turn are one query (`counted`: by owner, within one write).
-   */
-  #count({ owner, at }: Count, counted: Map<string, number>): number {
-    let live = counted.get(owner);
-    if (live === undefined) {
-      live = Number((this.#live.get(owner, at, at) as { live: number | bigint }).live);
-      counted.set(owner, live);
+  async liveCount(owner: string, now = new Date()): Promise<number> {
+    const at = now.getTime();
+    let counted = this.#counted.get(owner);
+    if (counted?.at !== at) {
+      counted = { live: Number((this.#live.get(owner, at, at) as { live: number | bigint }).live), at };
+      this.#counted.set(owner, counted);
+    }
+    let live = counted.live;
+    for (const entry of this.#pending) {
+      // A second create of an id fails in the write: not counted.
+      if (entry.task.owner === owner && isLive(entry.task, at) && this.#unwritten.get(entry.task.taskId) === entry)
+        live++;
     }
     return live;
   }
 
-  /** Counts with no group write to ride on, each on its own. */
-  #countEach(counts: readonly Count[]): void {
-    const counted = new Map<string, number>();
-    for (const c of counts) {
-      try {
-        c.done(this.#count(c, counted));
-      } catch (error) {
-        c.failed(error);
-      }
-    }
-  }
-
   async prune(now = new Date()): Promise<number> {
     const result = this.#prune.run(now.getTime()) as { changes: number };
+    this.#counted.clear();
     return result.changes;
   }
 
   async close(): Promise<void> {
     // Tasks still waiting for their group write are written before the file can be closed.
-    if (this.#pending.length > 0 || this.#counts.length > 0) this.#flush();
+    if (this.#pending.length > 0) this.#flush();
     this.forgetEnded();
   }
 

@@ -200,27 +200,45 @@ describe("SqliteTaskStore, a change to a task not written yet", () => {
 });
 
 describe("SqliteTaskStore, counts of live tasks", () => {
-  it("are answered in the group write, after its tasks (they count); with none to write, on their own", async () => {
+  it("count the caller's tasks still waiting for their group write, not those that ended before it", async () => {
     const store = new SqliteTaskStore(openSqlite(":memory:"));
+    await store.create(task("kept"));
     const created = [store.create(task("one")), store.create(task("two")), store.create(task("bobs", "bob"))];
-    const [alice, bob, carol, aliceAgain] = await Promise.all([
-      store.liveCount("alice", at(1)),
-      store.liveCount("bob", at(1)),
-      store.liveCount("carol", at(1)),
-      // One caller asking twice in a turn is counted once, and told the same.
-      store.liveCount("alice", at(1)),
-    ]);
-    await Promise.all(created);
-    expect([alice, bob, carol, aliceAgain]).toEqual([2, 1, 0, 2]);
-    expect(await store.liveCount("alice", at(1))).toBe(2);
-    // A group that fails (a repeated id) is written row by row; its counts are still answered.
+    // Not written yet, and counted all the same (the limit holds for creates made together).
+    expect(await store.liveCount("alice", at(1))).toBe(3);
+    expect(await store.liveCount("bob", at(1))).toBe(1);
+    expect(await store.liveCount("carol", at(1))).toBe(0);
+    const quick = store.create(task("quick"));
+    store.updateUnwritten("quick", { status: "completed", result: { content: [] } }, at(1));
+    // A second create of a waiting id fails in the write: it is not counted twice.
     const again = store.create(task("one"));
-    const three = store.create(task("three"));
-    const counted = store.liveCount("alice", at(1));
+    expect(await store.liveCount("alice", at(2))).toBe(3);
+    await Promise.all([...created, quick]);
     await expect(again).rejects.toThrow();
-    await three;
-    expect(await counted).toBe(3);
+    expect(await store.liveCount("alice", at(3))).toBe(3);
     await store.close();
+  });
+
+  it("read from the file once a millisecond, and again after each write here", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolshed-tasks-"));
+    const file = join(dir, "tasks.db");
+    const here = new SqliteTaskStore(openSqlite(file));
+    const there = new SqliteTaskStore(openSqlite(file));
+    try {
+      await here.create(task("mine"));
+      expect(await here.liveCount("alice", at(5))).toBe(1);
+      await there.create(task("theirs"));
+      // Another process's task is seen from the next millisecond on.
+      expect(await here.liveCount("alice", at(5))).toBe(1);
+      expect(await here.liveCount("alice", at(6))).toBe(2);
+      // This store's own end of a task is seen at once.
+      await here.update("mine", { status: "cancelled" }, at(6));
+      expect(await here.liveCount("alice", at(6))).toBe(1);
+    } finally {
+      await here.close();
+      await there.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
