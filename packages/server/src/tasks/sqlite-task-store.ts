@@ -87,7 +87,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   #waited = false;
   /** The same by id (the first of an id: a second create of it fails in the write). */
   #unwritten = new Map<string, Unwritten>();
-  /** Callers' live tasks as last read, and for which millisecond: forgotten on every write here. */
+  /** Callers' live tasks as last read (with the tasks written here since), and for which millisecond. */
   #counted = new Map<string, { live: number; at: number }>();
 
   constructor(db: TaskSqlite) {
@@ -186,7 +186,6 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     this.#pending = [];
     this.#unwritten = new Map();
     if (batch.length === 0) return;
-    this.#counted.clear();
     const rows: Row[] = batch.map(({ task }) => [
       task.taskId,
       task.owner,
@@ -211,9 +210,13 @@ export class SqliteTaskStore extends DatabaseTaskStore {
           failed(error);
         }
       });
+      this.#counted.clear();
       return;
     }
     batch.forEach(({ task, done }, i) => {
+      // Counts read before this write go on without another read: its live tasks are added.
+      const counted = this.#counted.get(task.owner);
+      if (counted !== undefined && isLive(task, counted.at)) counted.live++;
       kept(task, rows[i] as Row);
       done();
     });
@@ -223,8 +226,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
    * Counted at once from the live index, with the caller's tasks still waiting for their group
    * write. A count answered inside the next group write made each create wait for two, and a
    * commit held half as many tasks. A read on its own costs a read transaction, so a caller's
-   * count is read again only once something was written here or the millisecond it was read for
-   * has passed (what another process on the file writes within it is not seen until then).
+   * count is read once a millisecond (the tasks created here are added as they are written; any
+   * other change here reads again): what another process on the file writes within that
+   * millisecond is not seen until the next.
    */
   async liveCount(owner: string, now = new Date()): Promise<number> {
     const at = now.getTime();
