@@ -77,13 +77,12 @@ export function hasLostWorker(task: TaskRecord, now: number): boolean {
 /** The task as it reads at `now`: failed (retryable) when its worker is gone, else as it is. */
 export function settleLostWorker(task: TaskRecord, now: Date): TaskRecord {
   if (!hasLostWorker(task, now.getTime())) return task;
-  return {
-    ...withoutLiveFields(task),
-    status: "failed",
-    statusMessage: WORKER_LOST.message,
-    error: structuredClone(WORKER_LOST),
-    lastUpdatedAt: now.toISOString(),
-  };
+  const next = withoutLiveFields(task);
+  next.status = "failed";
+  next.statusMessage = WORKER_LOST.message;
+  next.error = structuredClone(WORKER_LOST);
+  next.lastUpdatedAt = now.toISOString();
+  return next;
 }
 
 /** Whether a task counts against its caller's limit: not ended, not expired, its worker alive. */
@@ -127,9 +126,11 @@ export function applyChange(task: TaskRecord, change: TaskChange, now: Date): Ta
   if (change.ask !== undefined) status ??= "input_required";
   if (status !== undefined && !canMove(task.status, status)) return undefined;
   let next: TaskRecord;
-  if (status !== undefined && isTerminal(status))
-    next = { ...withoutLiveFields(task), lastUpdatedAt: now.toISOString(), status };
-  else {
+  if (status !== undefined && isTerminal(status)) {
+    next = withoutLiveFields(task);
+    next.lastUpdatedAt = now.toISOString();
+    next.status = status;
+  } else {
     next = { ...task, lastUpdatedAt: now.toISOString() };
     if (change.ask !== undefined) next.inputRequests = { ...task.inputRequests, ...change.ask };
     if (status !== undefined) next.status = status;
@@ -142,13 +143,50 @@ export function applyChange(task: TaskRecord, change: TaskChange, now: Date): Ta
   return next;
 }
 
+/** Which fields of a task an ended one keeps (1) and which only a running one has (0). */
+export const ENDED_KEEPS = {
+  taskId: 1,
+  owner: 1,
+  toolName: 1,
+  status: 1,
+  statusMessage: 1,
+  createdAt: 1,
+  lastUpdatedAt: 1,
+  ttlMs: 1,
+  pollIntervalMs: 1,
+  result: 1,
+  error: 1,
+  progress: 1,
+  cancelRequested: 1,
+  worker: 1,
+  inputRequests: 0,
+  inputResponses: 0,
+  leaseUntil: 0,
+} as const satisfies Record<keyof TaskRecord, 0 | 1>;
+
 /**
- * A task without what only a running one has (questions, answers, lease). Left out, not deleted:
- * deleting a property can turn the object into a slow dictionary, and every task is written as JSON.
+ * A new task without what only a running one has (questions, answers, lease), field by field as
+ * ENDED_KEEPS lists them: not deleted (a deleted property can turn the object into a slow
+ * dictionary), and not rest-and-spread, whose object took twice as long to make and to write as JSON.
  */
 function withoutLiveFields(task: TaskRecord): TaskRecord {
-  const { inputRequests: _asked, inputResponses: _answered, leaseUntil: _lease, ...rest } = task;
-  return rest;
+  const next: TaskRecord = {
+    taskId: task.taskId,
+    owner: task.owner,
+    toolName: task.toolName,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttlMs,
+  };
+  if (task.statusMessage !== undefined) next.statusMessage = task.statusMessage;
+  if (task.pollIntervalMs !== undefined) next.pollIntervalMs = task.pollIntervalMs;
+  if (task.result !== undefined) next.result = task.result;
+  if (task.error !== undefined) next.error = task.error;
+  if (task.progress !== undefined) next.progress = task.progress;
+  if (task.cancelRequested !== undefined) next.cancelRequested = task.cancelRequested;
+  if (task.worker !== undefined) next.worker = task.worker;
+  return next;
 }
 
 /**
