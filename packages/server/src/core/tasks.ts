@@ -13,7 +13,7 @@ import { JsonRpcCode, JsonRpcError } from "../jsonrpc-error.js";
 import { toolErrorAsProtocolError } from "../middleware.js";
 import { type Params, requireString } from "../params.js";
 import { principalOf } from "../request-state.js";
-import { isTerminal, type TaskChange, type TaskRecord } from "../tasks/task-record.js";
+import { isoTime, isTerminal, type TaskChange, type TaskRecord } from "../tasks/task-record.js";
 import { MemoryTaskStore, type TaskStore } from "../tasks/task-store.js";
 import { TaskWatchers } from "./task-watch.js";
 
@@ -168,7 +168,7 @@ export class TaskRunner {
         `Too many tasks: this caller has ${this.#maxLive} tasks running; wait for one to end or cancel one with tasks/cancel`,
       );
     }
-    const now = new Date().toISOString();
+    const now = isoTime(new Date());
     return {
       taskId: newTaskId(),
       owner,

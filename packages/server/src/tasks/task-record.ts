@@ -81,7 +81,7 @@ export function settleLostWorker(task: TaskRecord, now: Date): TaskRecord {
   next.status = "failed";
   next.statusMessage = WORKER_LOST.message;
   next.error = structuredClone(WORKER_LOST);
-  next.lastUpdatedAt = now.toISOString();
+  next.lastUpdatedAt = isoTime(now);
   return next;
 }
 
@@ -105,9 +105,31 @@ export function canMove(from: TaskStatus, to: TaskStatus): boolean {
   return from !== to || !isTerminal(to);
 }
 
+// The last time written and read: tasks made and ended together share their millisecond, and
+// making the text (or parsing it) cost more than the rest of a field's work.
+let isoMs = Number.NaN;
+let isoText = "";
+let parsedText = "";
+let parsedMs = Number.NaN;
+
+/** `date` as ISO-8601 text (what a task's times hold). */
+export function isoTime(date: Date): string {
+  const ms = date.getTime();
+  if (ms !== isoMs) {
+    isoText = date.toISOString();
+    isoMs = ms;
+  }
+  return isoText;
+}
+
 /** The moment after which a task is gone; undefined when it has no ttl. */
 export function expiresAt(task: Pick<TaskRecord, "createdAt" | "ttlMs">): number | undefined {
-  return task.ttlMs === null ? undefined : Date.parse(task.createdAt) + task.ttlMs;
+  if (task.ttlMs === null) return undefined;
+  if (task.createdAt !== parsedText) {
+    parsedMs = Date.parse(task.createdAt);
+    parsedText = task.createdAt;
+  }
+  return parsedMs + task.ttlMs;
 }
 
 export function isExpired(task: Pick<TaskRecord, "createdAt" | "ttlMs">, now: number): boolean {
@@ -128,10 +150,10 @@ export function applyChange(task: TaskRecord, change: TaskChange, now: Date): Ta
   let next: TaskRecord;
   if (status !== undefined && isTerminal(status)) {
     next = withoutLiveFields(task);
-    next.lastUpdatedAt = now.toISOString();
+    next.lastUpdatedAt = isoTime(now);
     next.status = status;
   } else {
-    next = { ...task, lastUpdatedAt: now.toISOString() };
+    next = { ...task, lastUpdatedAt: isoTime(now) };
     if (change.ask !== undefined) next.inputRequests = { ...task.inputRequests, ...change.ask };
     if (status !== undefined) next.status = status;
   }
@@ -206,7 +228,7 @@ export function applyAnswers(task: TaskRecord, responses: Record<string, unknown
     taken++;
   }
   if (taken === 0) return task;
-  const next: TaskRecord = { ...task, lastUpdatedAt: now.toISOString(), inputResponses: received };
+  const next: TaskRecord = { ...task, lastUpdatedAt: isoTime(now), inputResponses: received };
   if (Object.keys(pending).length === 0) {
     delete next.inputRequests;
     if (next.status === "input_required") next.status = "working";
@@ -219,5 +241,5 @@ export function applyAnswers(task: TaskRecord, responses: Record<string, unknown
 /** tasks/cancel: marks the request; the handler ends the task (cancelled). A terminal task is left as it is. */
 export function applyCancel(task: TaskRecord, now: Date): TaskRecord {
   if (isTerminal(task.status) || task.cancelRequested) return task;
-  return { ...task, cancelRequested: true, lastUpdatedAt: now.toISOString() };
+  return { ...task, cancelRequested: true, lastUpdatedAt: isoTime(now) };
 }
