@@ -48,6 +48,8 @@ export abstract class DatabaseTaskStore implements TaskStore {
    */
   readonly #ended = new Map<string, { task: TaskRecord; expiresAt: number | undefined; chars: number }>();
   #endedChars = 0;
+  /** Where the eviction of the oldest ended task goes on (see #oldestEnded). */
+  #oldest: MapIterator<string> | undefined;
   /**
    * The length of the JSON each change wrote for a task it ended, set by the store inside its
    * transaction and taken once that has committed (what ended() is told).
@@ -82,12 +84,26 @@ export abstract class DatabaseTaskStore implements TaskStore {
     if (task === undefined || chars === undefined || chars > ENDED_ONE_CHARS || !isTerminal(task.status)) return;
     this.#forget(task.taskId);
     while (this.#ended.size >= ENDED_KEPT || this.#endedChars + chars > ENDED_CHARS) {
-      const oldest = this.#ended.keys().next().value;
+      const oldest = this.#oldestEnded();
       if (oldest === undefined) break;
       this.#forget(oldest);
     }
     this.#ended.set(task.taskId, { task, expiresAt: expires, chars });
     this.#endedChars += chars;
+  }
+
+  /**
+   * The id kept longest, from one iterator that goes on from the last one taken: a new iterator
+   * each time passed every entry deleted before it again (a Map keeps them until it is rebuilt),
+   * about 500 at each eviction once the cache was full.
+   */
+  #oldestEnded(): string | undefined {
+    let next = this.#oldest?.next();
+    if (next === undefined || next.done === true) {
+      this.#oldest = this.#ended.keys();
+      next = this.#oldest.next();
+    }
+    return next.done === true ? undefined : next.value;
   }
 
   #forget(taskId: string): void {
@@ -99,6 +115,7 @@ export abstract class DatabaseTaskStore implements TaskStore {
 
   protected forgetEnded(): void {
     this.#ended.clear();
+    this.#oldest = undefined;
     this.#endedChars = 0;
     this.endedChars.clear();
   }
