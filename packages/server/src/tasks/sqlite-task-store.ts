@@ -87,8 +87,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   #waited = false;
   /** The same by id (the first of an id: a second create of it fails in the write). */
   #unwritten = new Map<string, Unwritten>();
-  /** Callers' live tasks as last read (with the tasks written here since), and for which millisecond. */
-  #counted = new Map<string, { live: number; at: number }>();
+  /** Callers' live tasks as read in the millisecond #countedAt (with the tasks written here since). */
+  #counted = new Map<string, number>();
+  #countedAt = Number.NaN;
 
   constructor(db: TaskSqlite) {
     super();
@@ -216,7 +217,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     batch.forEach(({ task, done }, i) => {
       // Counts read before this write go on without another read: its live tasks are added.
       const counted = this.#counted.get(task.owner);
-      if (counted !== undefined && isLive(task, counted.at)) counted.live++;
+      if (counted !== undefined && isLive(task, this.#countedAt)) this.#counted.set(task.owner, counted + 1);
       kept(task, rows[i] as Row);
       done();
     });
@@ -232,12 +233,16 @@ export class SqliteTaskStore extends DatabaseTaskStore {
    */
   async liveCount(owner: string, now = new Date()): Promise<number> {
     const at = now.getTime();
-    let counted = this.#counted.get(owner);
-    if (counted?.at !== at) {
-      counted = { live: Number((this.#live.get(owner, at, at) as { live: number | bigint }).live), at };
-      this.#counted.set(owner, counted);
+    // Only this millisecond's counts are kept: however many callers there are, the map stays small.
+    if (at !== this.#countedAt) {
+      this.#counted.clear();
+      this.#countedAt = at;
     }
-    let live = counted.live;
+    let live = this.#counted.get(owner);
+    if (live === undefined) {
+      live = Number((this.#live.get(owner, at, at) as { live: number | bigint }).live);
+      this.#counted.set(owner, live);
+    }
     for (const entry of this.#pending) {
       // A second create of an id fails in the write: not counted.
       if (entry.task.owner === owner && isLive(entry.task, at) && this.#unwritten.get(entry.task.taskId) === entry)
