@@ -168,8 +168,8 @@ export class SqliteTaskStore extends DatabaseTaskStore {
 
   /**
    * A small group waits one more turn of the event loop before it is written: under load, the
-   * tasks of the requests read in that turn join it (about 4 a commit instead of 3 in the bench,
-   * and a commit costs far more than a row); with nothing else to do, a turn takes microseconds.
+   * tasks of the requests read in that turn join it (a commit costs more than a row); with nothing
+   * else to do, a turn takes microseconds.
    */
   readonly #flushSoon = (): void => {
     if (!this.#waited && this.#pending.length < GROUP_WAITS_BELOW) {
