@@ -17,15 +17,21 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
   return at;
 }
 
-/** Whether the header text (decoded) says the body's value; undefined when the body's value is not of the declared type. */
-function matches(text: string, value: unknown, type: HeaderParam["type"]): boolean | undefined {
-  if (type === "string") return typeof value === "string" ? text === value : undefined;
-  if (type === "boolean") return typeof value === "boolean" ? text === String(value) : undefined;
-  if (typeof value !== "number" || !Number.isInteger(value)) return undefined;
-  // Compared as numbers: "42.0" says 42.
-  const n = text.trim() === "" ? Number.NaN : Number(text);
-  return Number.isFinite(n) && n === value;
+/**
+ * Whether the header text (decoded) says the body's value, in the one spelling the revision
+ * defines: a string as it is, an integer in decimal digits (`7`, not `07`, `7.0` or `0x7`), a
+ * boolean as `true` or `false`. A value of another type is compared the same way, so a header
+ * cannot vouch for text the tool would read as something else; an object or array is left to the
+ * schema, which refuses it (C6).
+ */
+function says(text: string, value: unknown): boolean {
+  if (typeof value === "object") return true;
+  return text === String(value);
 }
+
+/** Integers a header can carry exactly (the revision's safe range). */
+const unsafeInteger = (value: unknown, type: HeaderParam["type"]) =>
+  type === "integer" && typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value);
 
 /**
  * The mismatch of a 2026-07-28 tools/call's `Mcp-Param-*` headers with its arguments (HTTP 400,
@@ -58,9 +64,12 @@ export function checkParamHeaders(
     if (text === trimmed && !PLAIN.test(text)) {
       return `Header mismatch: the ${header} header has characters a plain header value cannot carry; send =?base64?…?= with the Base64 of its UTF-8`;
     }
-    const same = matches(text, value, param.type);
-    if (same === false) {
-      return `Header mismatch: ${header} header ${JSON.stringify(text)} does not match ${argument} ${JSON.stringify(value)}`;
+    if (unsafeInteger(value, param.type)) {
+      return `Header mismatch: ${argument} ${value} is beyond the integers ${header} can carry exactly (-9007199254740991 to 9007199254740991); send a smaller value`;
+    }
+    if (!says(text, value)) {
+      const spelling = typeof value === "string" ? "" : `; send ${JSON.stringify(String(value))}`;
+      return `Header mismatch: ${header} header ${JSON.stringify(text)} does not match ${argument} ${JSON.stringify(value)}${spelling}`;
     }
   }
   return undefined;

@@ -71,7 +71,7 @@ const refused = (message: string) => ({
 });
 
 describe("Mcp-Param-* headers on a 2026-07-28 tools/call", () => {
-  it("run the call when they say what the body says: plain, Base64, padded with spaces, numbers compared as numbers", async () => {
+  it("run the call when they say what the body says: plain, Base64, padded with spaces", async () => {
     const ok = [
       [{ region: "us-west1", query: "SELECT 1" }, { "Mcp-Param-Region": "us-west1" }],
       [
@@ -84,7 +84,7 @@ describe("Mcp-Param-* headers on a 2026-07-28 tools/call", () => {
       ],
       [
         { region: "eu", query: "q", shard: 42, dry_run: false },
-        { "Mcp-Param-Region": "  eu ", "Mcp-Param-Shard": "42.0", "Mcp-Param-Dry-Run": "false" },
+        { "Mcp-Param-Region": "  eu ", "Mcp-Param-Shard": " 42 ", "Mcp-Param-Dry-Run": "false" },
       ],
       // Without both sentinel ends a value is literal text.
       [{ region: "=?base64?SGk=", query: "q" }, { "Mcp-Param-Region": "=?base64?SGk=" }],
@@ -125,19 +125,97 @@ describe("Mcp-Param-* headers on a 2026-07-28 tools/call", () => {
     );
     expect(
       await call({ region: "eu", query: "q", shard: 4 }, { "Mcp-Param-Region": "eu", "Mcp-Param-Shard": "4x" }),
-    ).toEqual(refused('Header mismatch: Mcp-Param-Shard header "4x" does not match arguments.shard 4'));
+    ).toEqual(refused('Header mismatch: Mcp-Param-Shard header "4x" does not match arguments.shard 4; send "4"'));
     expect(
       await call(
         { region: "eu", query: "q", dry_run: true },
         { "Mcp-Param-Region": "eu", "Mcp-Param-Dry-Run": "TRUE" },
       ),
-    ).toEqual(refused('Header mismatch: Mcp-Param-Dry-Run header "TRUE" does not match arguments.dry_run true'));
+    ).toEqual(
+      refused('Header mismatch: Mcp-Param-Dry-Run header "TRUE" does not match arguments.dry_run true; send "true"'),
+    );
     for (const bad of ["=?base64?SGVsbG8?=", "=?base64?SGVs!!!bG8=?="]) {
       expect(await call({ region: "Hello", query: "q" }, { "Mcp-Param-Region": bad })).toEqual(
         refused(
           "Header mismatch: the Mcp-Param-Region header is not valid =?base64?…?= encoding (Base64 with its = padding, between =?base64? and ?=)",
         ),
       );
+    }
+    expect(runs).toEqual([]);
+  });
+
+  it("refuse an integer in any spelling but decimal digits, which a gateway reading decimal would read otherwise (issue 58.3)", async () => {
+    runs.length = 0;
+    for (const spelling of ["0x7", "0X7", "0b111", "0o7", "07", "+7", "7.0", "7e0", "0007"]) {
+      const answer = await call(
+        { region: "eu", query: "q", shard: 7 },
+        { "Mcp-Param-Region": "eu", "Mcp-Param-Shard": spelling },
+      );
+      expect(answer, spelling).toEqual(
+        refused(`Header mismatch: Mcp-Param-Shard header "${spelling}" does not match arguments.shard 7; send "7"`),
+      );
+    }
+    expect(runs).toEqual([]);
+    // Negative and zero in their decimal spelling are fine; beyond the safe integers nothing is exact.
+    for (const [shard, spelling] of [
+      [-7, "-7"],
+      [0, "0"],
+    ] as const) {
+      const { status } = await call(
+        { region: "eu", query: "q", shard },
+        { "Mcp-Param-Region": "eu", "Mcp-Param-Shard": spelling },
+      );
+      expect(status, spelling).toBe(200);
+    }
+    expect(
+      await call(
+        { region: "eu", query: "q", shard: 2 ** 53 },
+        { "Mcp-Param-Region": "eu", "Mcp-Param-Shard": String(2 ** 53) },
+      ),
+    ).toEqual(
+      refused(
+        "Header mismatch: arguments.shard 9007199254740992 is beyond the integers Mcp-Param-Shard can carry exactly (-9007199254740991 to 9007199254740991); send a smaller value",
+      ),
+    );
+    expect(runs).toHaveLength(2);
+  });
+
+  it("never let the tool run on a value the headers did not carry: header parameters are not coerced (issue 58.2)", async () => {
+    runs.length = 0;
+    // A name in another case, with no header: lax coercion would have renamed it to region.
+    const renamed = await call({ Region: "eu", query: "q" }, {});
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: expect.stringMatching(
+            /^Invalid arguments for tool execute_sql:\nRegion: unknown argument; did you mean "region"\?[^\n]*\nregion: is required/,
+          ),
+        },
+      ],
+    });
+    // Text where the schema wants an integer or a boolean, against a header that says otherwise.
+    expect(
+      await call({ region: "eu", query: "q", shard: "7" }, { "Mcp-Param-Region": "eu", "Mcp-Param-Shard": "1" }),
+    ).toEqual(refused('Header mismatch: Mcp-Param-Shard header "1" does not match arguments.shard "7"'));
+    expect(
+      await call(
+        { region: "eu", query: "q", dry_run: "FALSE" },
+        { "Mcp-Param-Region": "eu", "Mcp-Param-Dry-Run": "true" },
+      ),
+    ).toEqual(refused('Header mismatch: Mcp-Param-Dry-Run header "true" does not match arguments.dry_run "FALSE"'));
+    // Even when the header repeats the text, the text is not taken for a number or a boolean.
+    for (const [args, headers, hint] of [
+      [{ shard: "7" }, { "Mcp-Param-Shard": "7" }, 'shard: must be a number (got "7")'],
+      [{ dry_run: "FALSE" }, { "Mcp-Param-Dry-Run": "FALSE" }, 'dry_run: must be true or false (got "FALSE")'],
+    ] as const) {
+      const answer = await call({ region: "eu", query: "q", ...args }, { "Mcp-Param-Region": "eu", ...headers });
+      expect(answer.status).toBe(200);
+      expect(answer.body.result).toMatchObject({
+        isError: true,
+        content: [{ text: expect.stringContaining(hint) }],
+      });
     }
     expect(runs).toEqual([]);
   });

@@ -2,7 +2,7 @@ import type { ValidationIssue } from "@toolshed/errors";
 import type { ErrorObject } from "ajv";
 import { unknownKeyMessage } from "./arguments.js";
 import { type Coercion, jsonFrom, nameKey, numberFrom } from "./coerce.js";
-import { describeValue, formatPath } from "./hints.js";
+import { describeValue, formatPath, MAX_CLOSEST } from "./hints.js";
 
 // Ajv's errors (allErrors, verbose) phrased as the same hints Zod errors get (C6), and the lax
 // coercions they point at. Only errors outside anyOf/oneOf branches are coerced: inside one, which
@@ -67,30 +67,115 @@ interface Hint {
 }
 
 const isComposite = (e: ErrorObject) => e.keyword === "anyOf" || e.keyword === "oneOf";
-const inside = (e: ErrorObject, c: ErrorObject) => e !== c && e.schemaPath.startsWith(`${c.schemaPath}/`);
 
-/** The errors that are not part of an anyOf/oneOf branch's explanation. */
-function outerErrors(errors: readonly ErrorObject[]): ErrorObject[] {
-  const composites = errors.filter(isComposite);
-  return errors.filter((e) => !composites.some((c) => inside(e, c)));
+/** Whether `path` is `at` or below it (JSON pointers). */
+const within = (path: string, at: string) =>
+  path === at || (path.length > at.length && path.startsWith(at) && path[at.length] === "/");
+
+/** Whether error `e` explains composite `c`: it lies under both c's schema path and c's instance path. */
+function explains(e: ErrorObject, c: ErrorObject): boolean {
+  const s = e.schemaPath;
+  const at = c.schemaPath;
+  return s.length > at.length && s.startsWith(at) && s[at.length] === "/" && within(e.instancePath, c.instancePath);
 }
 
-function hintsOf(errors: readonly ErrorObject[], root: unknown): Hint[] {
-  const out: Hint[] = [];
-  const seen = new Set<string>();
-  for (const error of outerErrors(errors)) {
+/**
+ * Which anyOf/oneOf failure each error belongs to. Ajv writes a composite's branch errors just
+ * before the composite's own error, so one backward pass with a stack of open composites finds
+ * them: a composite stays open until an error lies outside its instance path, and its members are
+ * the errors it explains from `start` up to it. The instance path counts as well as the schema
+ * path: array items share a schema path, and by it alone every item's errors would explain every
+ * item (work and text growing with the cube of the items). Errors reached through a `$ref` have
+ * the referenced schema's path, so they are not a branch's: they are listed on their own.
+ */
+interface ErrorTree {
+  readonly errors: readonly ErrorObject[];
+  /** How many composites explain each error (they nest: each holds the next). */
+  readonly depth: Int32Array;
+  /** For a composite, where its members may start (its own index when it has none). */
+  readonly start: Int32Array;
+}
+
+function buildTree(errors: readonly ErrorObject[]): ErrorTree {
+  const depth = new Int32Array(errors.length);
+  const start = new Int32Array(errors.length);
+  const open: number[] = [];
+  for (let i = errors.length - 1; i >= 0; i--) {
+    const e = errors[i] as ErrorObject;
+    while (
+      open.length > 0 &&
+      !within(e.instancePath, (errors[open[open.length - 1] as number] as ErrorObject).instancePath)
+    ) {
+      start[open.pop() as number] = i + 1;
+    }
+    let d = 0;
+    for (const c of open) if (explains(e, errors[c] as ErrorObject)) d++;
+    depth[i] = d;
+    if (isComposite(e)) {
+      start[i] = i;
+      open.push(i);
+    }
+  }
+  for (const c of open) start[c] = 0;
+  return { errors, depth, start };
+}
+
+// coerceFromAjv and issuesFromAjv read the same errors: the tree is built once for both.
+const trees = new WeakMap<readonly ErrorObject[], ErrorTree>();
+function treeOf(errors: readonly ErrorObject[]): ErrorTree {
+  let tree = trees.get(errors);
+  if (!tree) {
+    tree = buildTree(errors);
+    trees.set(errors, tree);
+  }
+  return tree;
+}
+
+/** The errors among `indexes` that say something at nesting `level` (not inside a deeper branch). */
+function problemsOf(tree: ErrorTree, indexes: Iterable<number>, level: number): number[] {
+  const out: number[] = [];
+  for (const i of indexes) {
     // `if` failing says only "must match then"; the then-branch's own errors say what is missing.
-    if (error.keyword === "if") continue;
-    const hint = isComposite(error) ? compositeHint(error, errors, root) : keywordHint(error, root);
-    const key = `${formatPath(hint.path)}\u0000${hint.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(hint);
+    if (tree.depth[i] === level && tree.errors[i]?.keyword !== "if") out.push(i);
   }
   return out;
 }
 
-function compositeHint(error: ErrorObject, errors: readonly ErrorObject[], root: unknown): Hint {
+function* range(from: number, to: number): Generator<number> {
+  for (let i = from; i < to; i++) yield i;
+}
+
+/**
+ * The hints for the errors at `problems`, at most `limit` of them rendered; `more` counts the
+ * rest (told apart by where they are and what they say, not rendered: a refused call costs its
+ * first hints only).
+ */
+function hintsOf(
+  tree: ErrorTree,
+  problems: readonly number[],
+  root: unknown,
+  limit: number,
+): { hints: Hint[]; more: number } {
+  const hints: Hint[] = [];
+  const seen = new Set<string>();
+  const unrendered = new Set<string>();
+  for (const i of problems) {
+    const error = tree.errors[i] as ErrorObject;
+    if (hints.length >= limit) {
+      unrendered.add(`${error.instancePath}\u0000${error.schemaPath}\u0000${JSON.stringify(error.params)}`);
+      continue;
+    }
+    const hint = isComposite(error) ? compositeHint(tree, i, root) : keywordHint(error, root);
+    const key = `${formatPath(hint.path)}\u0000${hint.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    hints.push(hint);
+  }
+  return { hints, more: unrendered.size };
+}
+
+function compositeHint(tree: ErrorTree, at: number, root: unknown): Hint {
+  const error = tree.errors[at] as ErrorObject;
   const path = keysOf(error.instancePath, root);
   const passing = (error.params as { passingSchemas?: number[] | null }).passingSchemas;
   if (error.keyword === "oneOf" && Array.isArray(passing)) {
@@ -99,36 +184,39 @@ function compositeHint(error: ErrorObject, errors: readonly ErrorObject[], root:
       message: `matches more than one allowed form (forms ${passing.map((i) => i + 1).join(" and ")}); send a value that fits exactly one`,
     };
   }
-  const branches = new Map<string, ErrorObject[]>();
-  for (const e of errors) {
-    if (!inside(e, error)) continue;
-    const branch = e.schemaPath.slice(error.schemaPath.length + 1).split("/")[0] ?? "";
-    branches.set(branch, [...(branches.get(branch) ?? []), e]);
+  // The members grouped by the branch they explain.
+  const branches = new Map<string, number[]>();
+  for (let i = tree.start[at] as number; i < at; i++) {
+    if (!explains(tree.errors[i] as ErrorObject, error)) continue;
+    const branch = (tree.errors[i] as ErrorObject).schemaPath.slice(error.schemaPath.length + 1).split("/", 1)[0] ?? "";
+    const group = branches.get(branch);
+    if (group) group.push(i);
+    else branches.set(branch, [i]);
   }
   const groups = [...branches.values()];
   const got = `(got ${describeValue((error as { data?: unknown }).data)})`;
   if (groups.length === 0) return { path, message: `does not match any allowed form ${got}` };
-  const alone = (g: ErrorObject[]) => (g.length === 1 ? g[0] : undefined);
+  const alone = (g: number[]) => (g.length === 1 ? tree.errors[g[0] as number] : undefined);
+  const paramsOf = (g: number[]) => (tree.errors[g[0] as number] as ErrorObject).params;
   // Each form only asks for one more property: say which the caller may send.
   if (groups.every((g) => alone(g)?.keyword === "required" && alone(g)?.instancePath === error.instancePath)) {
-    const names = groups.map((g) =>
-      String((g[0]?.params as { missingProperty?: string } | undefined)?.missingProperty),
-    );
+    const names = groups.map((g) => String((paramsOf(g) as { missingProperty?: string }).missingProperty));
     const noun = path.length === 0 ? "arguments" : "keys";
     return { path, message: `needs one of these ${noun}: ${names.join(", ")}` };
   }
   // Each form is only a type: say which types work.
   if (groups.every((g) => alone(g)?.keyword === "type" && alone(g)?.instancePath === error.instancePath)) {
-    const types = groups.map((g) => (g[0]?.params as { type?: unknown } | undefined)?.type);
+    const types = groups.map((g) => (paramsOf(g) as { type?: unknown }).type);
     return { path, message: `must be ${typeNames(types.flat())} ${got}` };
   }
-  // Each branch rendered once; the one with the fewest problems is the closest.
-  const rendered = groups.map((g) => hintsOf(g, root));
-  const best = rendered.reduce((a, b) => (b.length < a.length ? b : a));
-  const detail = best
-    .map((h) => (h.path.length > path.length ? `${formatPath(h.path)}: ${h.message}` : h.message))
-    .join("; ");
-  return { path, message: `does not match any allowed form; closest: ${detail}` };
+  // The branch with the fewest problems is the closest; only its first few are rendered.
+  const level = (tree.depth[at] as number) + 1;
+  const problems = groups.map((g) => problemsOf(tree, g, level));
+  const closest = problems.reduce((a, b) => (b.length < a.length ? b : a));
+  const { hints, more } = hintsOf(tree, closest, root, MAX_CLOSEST);
+  const shown = hints.map((h) => (h.path.length > path.length ? `${formatPath(h.path)}: ${h.message}` : h.message));
+  if (more > 0) shown.push(`and ${plural(more, "more problem")}`);
+  return { path, message: `does not match any allowed form; closest: ${shown.join("; ")}` };
 }
 
 function keywordHint(error: ErrorObject, root: unknown): Hint {
@@ -214,9 +302,15 @@ function lengthOf(data: unknown): string {
   return describeValue(data);
 }
 
-/** Ajv's errors for `root` as hint issues (C6). */
-export function issuesFromAjv(errors: readonly ErrorObject[], root: unknown): ValidationIssue[] {
-  return hintsOf(errors, root).map((h) => ({ path: formatPath(h.path), message: h.message }));
+/** Ajv's errors for `root` as hint issues (C6): at most `limit` rendered, `more` counts the rest. */
+export function issuesFromAjv(
+  errors: readonly ErrorObject[],
+  root: unknown,
+  limit: number,
+): { issues: ValidationIssue[]; more: number } {
+  const tree = treeOf(errors);
+  const { hints, more } = hintsOf(tree, problemsOf(tree, range(0, errors.length), 0), root, limit);
+  return { issues: hints.map((h) => ({ path: formatPath(h.path), message: h.message })), more };
 }
 
 function setAt(root: unknown, path: readonly PropertyKey[], value: unknown): void {
@@ -251,6 +345,9 @@ function typedFrom(text: string, type: unknown): { value: unknown; kind: Coercio
   return undefined;
 }
 
+/** The keywords whose errors can point at a slip to take. */
+const COERCIBLE = new Set(["type", "enum", "additionalProperties"]);
+
 /**
  * The arguments with the slips Ajv's errors point at taken (a number, boolean, object or array
  * sent as text, an enum value in another case, an argument name in another case or with other
@@ -260,9 +357,14 @@ export function coerceFromAjv(
   errors: readonly ErrorObject[],
   sent: unknown,
 ): { value: unknown; coercions: Coercion[] } | undefined {
+  const tree = treeOf(errors);
+  const slips = problemsOf(tree, range(0, errors.length), 0)
+    .map((i) => errors[i] as ErrorObject)
+    .filter((e) => COERCIBLE.has(e.keyword) && (e.keyword === "additionalProperties" || typeof e.data === "string"));
+  if (slips.length === 0) return undefined;
   const value = structuredClone(sent);
   const coercions: Coercion[] = [];
-  for (const error of outerErrors(errors)) {
+  for (const error of slips) {
     const path = keysOf(error.instancePath, value);
     const data = (error as { data?: unknown }).data;
     const p = error.params as Record<string, unknown>;

@@ -632,3 +632,42 @@ describe("bounded answers", () => {
     expect(result.issues[20]).toEqual({ path: "", message: "… and 4981 more problems; fix these first" });
   });
 });
+
+describe("bounded hints (issue 58.1)", () => {
+  it("cut a path or a message the caller made long, saying how long it was", () => {
+    const schema = z.object({ a: z.string().describe("A") });
+    const key = "k".repeat(100_000);
+    const result = parseArguments(schema, { a: "x", [key]: 1 });
+    expect(result).toEqual({
+      success: false,
+      issues: [
+        {
+          path: `${"k".repeat(200)}… (100000 characters)`,
+          message: "unknown argument; valid arguments: a",
+        },
+      ],
+    });
+  });
+
+  it("quote the first three problems of a union's closest branch and count the rest", () => {
+    const schema = z.object({
+      x: z
+        .union([
+          z.object({ p: z.string(), q: z.string(), r: z.string(), s: z.string(), t: z.string() }),
+          z.object({ u: z.string(), v: z.string(), w: z.string(), y: z.string(), z: z.string(), zz: z.string() }),
+        ])
+        .describe("X"),
+    });
+    const result = parseArguments(schema, { x: {} });
+    expect(result).toEqual({
+      success: false,
+      issues: [
+        {
+          path: "x",
+          message:
+            "does not match any allowed form; closest: p: is required (a string); q: is required (a string); r: is required (a string); and 2 more problems",
+        },
+      ],
+    });
+  });
+});

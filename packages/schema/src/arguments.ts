@@ -293,7 +293,10 @@ function validate<S extends z.ZodType>(schema: S, args: unknown): ParseResult<z.
   const errorMap = scan.requiredNulls ? requiredNullMap(scan.requiredNulls) : hintErrorMap;
   const parsed = schema.safeParse(value, { error: errorMap });
   if (parsed.success && scan.issues.length === 0) return { success: true, data: parsed.data };
-  return failed([...scan.issues, ...(parsed.success ? [] : toValidationIssues(parsed.error.issues))], scan.more);
+  // Only the issues that can be listed are phrased; failed() counts the rest.
+  const zodIssues = parsed.success ? [] : parsed.error.issues;
+  const listed = toValidationIssues(zodIssues, MAX_LISTED_ISSUES);
+  return failed([...scan.issues, ...listed], scan.more + zodIssues.length - listed.length);
 }
 
 /** Problems with text no store keeps intact (see malformedText), at most `limit` listed; `more` counts the rest. */
@@ -303,10 +306,23 @@ export function textIssues(value: unknown, limit = MAX_LISTED_ISSUES): { issues:
   return { issues: scan.issues, more: scan.more };
 }
 
+/** A path is at most this long in a hint (keys come from the caller), a message at most MAX_MESSAGE. */
+const MAX_PATH = 200;
+const MAX_MESSAGE = 1000;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
+
+function clipped(issue: ValidationIssue): ValidationIssue {
+  if (issue.path.length <= MAX_PATH && issue.message.length <= MAX_MESSAGE) return issue;
+  return { ...issue, path: clip(issue.path, MAX_PATH), message: clip(issue.message, MAX_MESSAGE) };
+}
+
 /** A failed parse listing at most MAX_LISTED_ISSUES problems, the rest counted in a last line. */
 export function failed(all: ValidationIssue[], more = 0): { success: false; issues: ValidationIssue[] } {
   const hidden = more + Math.max(0, all.length - MAX_LISTED_ISSUES);
-  const issues = all.slice(0, MAX_LISTED_ISSUES);
+  const issues = all.slice(0, MAX_LISTED_ISSUES).map(clipped);
   if (hidden > 0)
     issues.push({ path: "", message: `… and ${hidden} more problem${hidden === 1 ? "" : "s"}; fix these first` });
   return { success: false, issues };

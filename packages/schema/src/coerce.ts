@@ -205,14 +205,20 @@ function coerceObject(def: Def, value: unknown, path: PropertyKey[], taken: Coer
 
 function coerceUnion(def: Def, value: unknown, path: PropertyKey[], taken: Coercion[], depth: number): unknown {
   const options = def.options as z.ZodType[];
-  if (options.some((option) => option.safeParse(value).success)) return value;
-  let chosen: { value: unknown; taken: Coercion[] } | undefined;
+  // The slips each form would take, found without parsing: a value no form can take one for
+  // (most of a hostile list) costs no parse at all.
+  const candidates: { option: z.ZodType; value: unknown; taken: Coercion[] }[] = [];
   for (const option of options) {
     const mine: Coercion[] = [];
     const next = coerce(option, value, path, mine, depth + 1);
-    if (mine.length === 0 || !option.safeParse(next).success) continue;
+    if (mine.length > 0) candidates.push({ option, value: next, taken: mine });
+  }
+  if (candidates.length === 0 || options.some((option) => option.safeParse(value).success)) return value;
+  let chosen: { value: unknown; taken: Coercion[] } | undefined;
+  for (const candidate of candidates) {
+    if (!candidate.option.safeParse(candidate.value).success) continue;
     if (chosen !== undefined) return value;
-    chosen = { value: next, taken: mine };
+    chosen = candidate;
   }
   if (chosen === undefined) return value;
   taken.push(...chosen.taken);

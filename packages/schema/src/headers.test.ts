@@ -102,3 +102,57 @@ describe("x-mcp-header on a tool's parameters", () => {
     expect(define(sql({ type: "object", default: { "x-mcp-header": "Region" } })).headerParams).toEqual([]);
   });
 });
+
+describe("a header parameter's value is taken as sent (issue 58.2)", () => {
+  // An Mcp-Param-* header carries the body's value as sent; a coerced value would be one no gateway saw.
+  const zodTool = define(
+    z.object({
+      region: z.string().describe("Region").meta({ "x-mcp-header": "Region" }),
+      shard: z.number().int().optional().describe("Shard").meta({ "x-mcp-header": "Shard" }),
+      target: z
+        .object({ zone: z.string().describe("Zone").meta({ "x-mcp-header": "Zone" }) })
+        .optional()
+        .describe("Target"),
+      limit: z.number().int().optional().describe("Rows"),
+    }),
+  );
+  const jsonTool = define({
+    type: "object",
+    properties: {
+      region: { type: "string", description: "Region", "x-mcp-header": "Region" },
+      shard: { type: "integer", description: "Shard", "x-mcp-header": "Shard" },
+      target: {
+        type: "object",
+        description: "Target",
+        properties: { zone: { type: "string", description: "Zone", "x-mcp-header": "Zone" } },
+        additionalProperties: false,
+      },
+      limit: { type: "integer", description: "Rows" },
+    },
+    required: ["region"],
+    additionalProperties: false,
+  });
+
+  for (const [kind, tool] of [
+    ["Zod", zodTool],
+    ["JSON Schema", jsonTool],
+  ] as const) {
+    it(`${kind}: no slip is taken at a header parameter or an object holding one; other arguments are still coerced`, () => {
+      for (const args of [
+        { Region: "eu" },
+        { region: "eu", shard: "7" },
+        { region: "eu", target: '{"zone":"a"}' },
+        { region: "eu", Target: { zone: "a" } },
+        { region: "eu", target: { Zone: "a" } },
+      ]) {
+        const parsed = tool.parseArguments(args);
+        expect(parsed.success, JSON.stringify(args)).toBe(false);
+      }
+      expect(tool.parseArguments({ region: "eu", limit: "5" })).toEqual({
+        success: true,
+        data: { region: "eu", limit: 5 },
+        coercions: [{ path: "limit", kind: "number", from: "string" }],
+      });
+    });
+  }
+});

@@ -1,4 +1,6 @@
+import type { Coercion } from "./coerce.js";
 import { DefinitionError } from "./definition-error.js";
+import { formatPath } from "./hints.js";
 import type { JsonSchema } from "./json-schema.js";
 
 // `x-mcp-header` (2026-07-28, SEP-2243): a tool parameter mirrored into an `Mcp-Param-{name}` HTTP
@@ -114,4 +116,18 @@ function checked(label: string, schema: JsonSchema, path: string[], seen: Map<st
     );
   }
   return { name, path, type: type as HeaderParam["type"] };
+}
+
+/** Each header parameter's path as a coercion names it (`filters.region`). */
+export function headerPaths(params: readonly HeaderParam[]): string[] {
+  return params.map((p) => formatPath(p.path));
+}
+
+/**
+ * Whether lax coercion changed a header parameter, or an object holding one (a renamed key, an
+ * object sent as JSON text). Such a call is parsed as sent instead: an `Mcp-Param-*` header
+ * carries the body's value as sent, and the tool must run on what a gateway routing on it saw.
+ */
+export function coercesHeaderParam(coercions: readonly Coercion[], paths: readonly string[]): boolean {
+  return coercions.some((c) => paths.some((p) => p === c.path || p.startsWith(`${c.path}.`)));
 }

@@ -2,6 +2,8 @@ import type { ValidationIssue } from "@toolshed/errors";
 import type { z } from "zod";
 
 const MAX_SHOWN = 60;
+/** At most this many of the closest union branch's problems are quoted in its hint. */
+export const MAX_CLOSEST = 3;
 
 /** A short rendering of a value the caller sent, for `(got …)`. */
 export function describeValue(value: unknown): string {
@@ -141,9 +143,13 @@ function unionHint(branches: z.core.$ZodIssue[][] | undefined, input: unknown): 
     const names = branches.map((b) => typeName(String((b[0] as { expected?: unknown }).expected)));
     return `must be ${[...new Set(names)].join(" or ")} ${got}`;
   }
-  const best = [...branches].sort((a, b) => a.length - b.length)[0] ?? [];
-  const detail = best.map((x) => (x.path.length > 0 ? `${formatPath(x.path)}: ${x.message}` : x.message)).join("; ");
-  return `does not match any allowed form; closest: ${detail}`;
+  const best = branches.reduce((a, b) => (b.length < a.length ? b : a));
+  const shown = best
+    .slice(0, MAX_CLOSEST)
+    .map((x) => (x.path.length > 0 ? `${formatPath(x.path)}: ${x.message}` : x.message));
+  const rest = best.length - shown.length;
+  if (rest > 0) shown.push(`and ${rest} more problem${rest === 1 ? "" : "s"}`);
+  return `does not match any allowed form; closest: ${shown.join("; ")}`;
 }
 
 /** `filters.tags[2]` from a Zod path. */
@@ -156,9 +162,12 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Turns final Zod issues into hint issues; a message that repeats its own key drops the repeat. */
-export function toValidationIssues(issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
-  return issues.map((issue) => {
+/**
+ * Turns final Zod issues into hint issues, at most `limit` of them (the caller counts the rest); a
+ * message that repeats its own key drops the repeat.
+ */
+export function toValidationIssues(issues: readonly z.core.$ZodIssue[], limit = issues.length): ValidationIssue[] {
+  return issues.slice(0, limit).map((issue) => {
     const path = formatPath(issue.path);
     const last = issue.path[issue.path.length - 1];
     let message = issue.message;

@@ -157,6 +157,69 @@ describe("a JSON Schema input", () => {
     ]);
   });
 
+  it("answers a list of items that each miss every form with bounded hints, each about its own item (issue 58.1)", () => {
+    const forms = () => ({
+      type: "object",
+      properties: {
+        items: {
+          type: "array",
+          description: "Changes",
+          items: {
+            anyOf: [
+              { type: "object", properties: { a: { type: "string", description: "A" } }, required: ["a", "b"] },
+              { type: "object", properties: { c: { type: "number", description: "C" } }, required: ["c", "d"] },
+              {
+                type: "object",
+                properties: { e: { type: "boolean", description: "E" } },
+                required: ["e"],
+                additionalProperties: false,
+              },
+            ],
+          },
+        },
+      },
+    });
+    const t = defineTool({ name: "apply", description: "Applies", input: forms(), handler: () => "ok" });
+    // Before, every item's hint quoted every other item's problems: 400 items answered about 340 KB.
+    for (const count of [400, 6400]) {
+      const args = { items: Array.from({ length: count }, () => ({})) };
+      for (const coerce of [false, true]) {
+        const got = issues(t, args, coerce);
+        expect(got).toHaveLength(21);
+        expect(got[0]).toBe(
+          "items[0]: does not match any allowed form; closest: items[0].e: is required (true or false)",
+        );
+        got.slice(0, 20).forEach((line, i) => {
+          expect(line).toBe(
+            `items[${i}]: does not match any allowed form; closest: items[${i}].e: is required (true or false)`,
+          );
+        });
+        expect(got[20]).toBe(`: … and ${count - 20} more problems; fix these first`);
+      }
+    }
+    // The closest form's problems: the first three, the rest counted.
+    const wide = defineTool({
+      name: "wide",
+      description: "Wide",
+      input: {
+        type: "object",
+        properties: {
+          x: {
+            description: "X",
+            anyOf: [
+              { type: "object", required: ["p", "q", "r", "s", "t"] },
+              { type: "object", required: ["u", "v", "w", "y", "z", "zz"] },
+            ],
+          },
+        },
+      },
+      handler: () => "ok",
+    });
+    expect(issues(wide, { x: {} })).toEqual([
+      "x: does not match any allowed form; closest: x.p: is required; x.q: is required; x.r: is required; and 2 more problems",
+    ]);
+  });
+
   it("reads a draft-07 document by its $schema", () => {
     const t = defineTool({
       name: "legacy",

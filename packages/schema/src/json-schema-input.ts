@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { ValidationIssue } from "@toolshed/errors";
 import type { Ajv, ValidateFunction } from "ajv";
 import { coerceFromAjv, issuesFromAjv } from "./ajv-hints.js";
-import { failed, type ParseOptions, type ParseResult, textIssues } from "./arguments.js";
+import { failed, MAX_LISTED_ISSUES, type ParseOptions, type ParseResult, textIssues } from "./arguments.js";
 import type { Coercion } from "./coerce.js";
 import type { JsonSchema } from "./json-schema.js";
 
@@ -109,33 +109,37 @@ export function compileJsonSchema(document: JsonSchema): CompiledJsonSchema {
       : "";
     throw new JsonSchemaDocumentError(`the document is not a valid JSON Schema ${dialect}: ${detail}${hint}`);
   }
-  const run = (value: unknown): ParseResult<unknown> => {
+  // Hints are rendered once, for the answer: the coercion rounds only need Ajv's errors.
+  const attempt = (value: unknown) => {
     const text = textIssues(value);
-    if (validate(value) && text.issues.length === 0) return { success: true, data: value };
-    return failed([...text.issues, ...issuesFromAjv(validate.errors ?? [], value)], text.more);
+    const valid = validate(value) && text.issues.length === 0;
+    return { value, valid, text, errors: validate.errors ?? [] };
+  };
+  const refused = (a: ReturnType<typeof attempt>) => {
+    const ajv = issuesFromAjv(a.errors, a.value, MAX_LISTED_ISSUES);
+    return failed([...a.text.issues, ...ajv.issues], a.text.more + ajv.more);
   };
   return {
     published,
     parse(args, options) {
       const sent = args === undefined || args === null ? {} : args;
-      const first = run(sent);
-      if (first.success || options.coerce !== true) return first;
+      const first = attempt(sent);
+      if (first.valid) return { success: true, data: sent };
+      if (options.coerce !== true) return refused(first);
       // A slip taken can uncover one inside it (an array sent as JSON text, holding "4" for 4).
-      let value: unknown = sent;
-      let result: ParseResult<unknown> = first;
+      let last = first;
       const coercions: Coercion[] = [];
-      for (let round = 0; round < MAX_COERCION_ROUNDS && !result.success; round++) {
-        const coerced = coerceFromAjv(validate.errors ?? [], value);
+      for (let round = 0; round < MAX_COERCION_ROUNDS && !last.valid; round++) {
+        const coerced = coerceFromAjv(last.errors, last.value);
         if (coerced === undefined) break;
         coercions.push(...coerced.coercions);
-        value = coerced.value;
-        result = run(value);
+        last = attempt(coerced.value);
       }
-      if (coercions.length === 0) return first;
-      return result.success ? { success: true, data: result.data, coercions } : result;
+      if (coercions.length === 0) return refused(first);
+      return last.valid ? { success: true, data: last.value, coercions } : refused(last);
     },
     check(value) {
-      return validate(value) ? [] : issuesFromAjv(validate.errors ?? [], value);
+      return validate(value) ? [] : issuesFromAjv(validate.errors ?? [], value, MAX_LISTED_ISSUES).issues;
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
 import type { ValidationIssue } from "@toolshed/errors";
-import { failed, type ParseResult, textIssues } from "./arguments.js";
+import { failed, MAX_LISTED_ISSUES, type ParseResult, textIssues } from "./arguments.js";
 import { formatPath } from "./hints.js";
 import type { JsonSchema } from "./json-schema.js";
 
@@ -53,8 +53,9 @@ function validated(schema: StandardSchemaV1, value: unknown): StandardSchemaV1.R
   return result;
 }
 
-function issuesOf(issues: readonly StandardSchemaV1.Issue[]): ValidationIssue[] {
-  return issues.map((issue) => {
+/** The first `limit` issues as hints: a library may phrase each message only when it is read. */
+function issuesOf(issues: readonly StandardSchemaV1.Issue[], limit = issues.length): ValidationIssue[] {
+  return issues.slice(0, limit).map((issue) => {
     const keys = (issue.path ?? []).map((p) => (typeof p === "object" && p !== null ? p.key : p));
     const last = keys[keys.length - 1];
     let message = issue.message;
@@ -81,7 +82,9 @@ export function compileStandardSchema(schema: StandardSchemaV1, io: "input" | "o
       const text = textIssues(sent);
       const result = validated(schema, sent);
       if (result.issues === undefined && text.issues.length === 0) return { success: true, data: result.value };
-      return failed([...text.issues, ...issuesOf(result.issues ?? [])], text.more);
+      const all = result.issues ?? [];
+      const listed = issuesOf(all, MAX_LISTED_ISSUES);
+      return failed([...text.issues, ...listed], text.more + all.length - listed.length);
     },
     check(value) {
       const result = validated(schema, value);

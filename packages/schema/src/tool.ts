@@ -8,7 +8,7 @@ import type { ParseOptions, ParseResult } from "./arguments.js";
 import { checkInputDescriptions, checkName, checkText, checkTimeout } from "./checks.js";
 import type { ToolContext } from "./context.js";
 import { DefinitionError } from "./definition-error.js";
-import { type HeaderParam, headerParams } from "./headers.js";
+import { coercesHeaderParam, type HeaderParam, headerParams, headerPaths } from "./headers.js";
 import { toValidationIssues } from "./hints.js";
 import { isObjectSchema, type JsonSchema, wrapResultSchema } from "./json-schema.js";
 import type { JsonSchemaInput } from "./json-schema-input.js";
@@ -208,6 +208,8 @@ export function defineTool<I extends ToolInput, O extends ToolOutput | undefined
   const input = compileObjectInput(label, "input", "query", config.input);
   checkInputDescriptions(label, input.published, DESCRIBE[input.kind]);
   const headers = headerParams(label, input.published);
+  // Header parameters are never coerced (coercesHeaderParam).
+  const pinned = headerPaths(headers);
   let output: OutputOf | undefined;
   if (config.output !== undefined) output = outputOf(label, config.name, config.output);
   const annotations: ToolAnnotations = { ...config.annotations };
@@ -244,8 +246,13 @@ export function defineTool<I extends ToolInput, O extends ToolOutput | undefined
     coerce,
     task: task.mode,
     taskStart: task.start ?? "call",
-    parseArguments: (args: unknown, options?: ParseOptions) =>
-      input.parse(args, coerce && options?.coerce !== false ? COERCE : STRICT) as ParseResult<ToolArgs<I>>,
+    parseArguments: (args: unknown, options?: ParseOptions) => {
+      const parsed = input.parse(args, coerce && options?.coerce !== false ? COERCE : STRICT);
+      if (parsed.success && parsed.coercions !== undefined && coercesHeaderParam(parsed.coercions, pinned)) {
+        return input.parse(args, STRICT) as ParseResult<ToolArgs<I>>;
+      }
+      return parsed as ParseResult<ToolArgs<I>>;
+    },
   });
 }
 
