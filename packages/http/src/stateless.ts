@@ -80,7 +80,7 @@ export async function answerStatelessPost(
   // A 2026-07-28 POST: by its MCP-Protocol-Version header, or a lone request that names its
   // version in `_meta` (or is server/discover). Such a request never opens a session.
   if (hasModernHeader(post.headers) || (lone && isModernMeta(lone.method, meta))) {
-    return answerModern(post.headers, scope, options, parsed, meta);
+    return answerModern(post, scope, options, parsed, meta);
   }
   return answerLegacy(post, scope, options, parsed, meta);
 }
@@ -139,12 +139,18 @@ function paramHeaderMismatch(
   return params && params.length > 0 ? checkParamHeaders(headers, args, params) : undefined;
 }
 
+/** How many task ids a subscriptions/listen asks to watch (a malformed list is the core's to refuse). */
+function taskIdsOf(request: JSONRPCRequest): number {
+  const ids = (request.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications?.taskIds;
+  return Array.isArray(ids) ? ids.length : 0;
+}
+
 /** The id an error answer carries: the request's when the body had a usable one. */
 const errorAnswer = (id: string | number | null, code: number, message: string) =>
   json(400, { jsonrpc: "2.0", id, error: { code, message } });
 
 async function answerModern(
-  headers: HeaderReader,
+  post: StatelessPost,
   scope: PostScope,
   options: StatelessOptions,
   { batch, messages, errors }: Parsed,
@@ -161,6 +167,7 @@ async function answerModern(
   }
   if (errors.length > 0) return json(400, errors[0]);
   if (!first || !isRequest(first)) return { status: 202 };
+  const { headers } = post;
   const mismatch = checkModernHeaders(headers, first, meta);
   if (mismatch) return errorAnswer(first.id, JsonRpcCode.HeaderMismatch, mismatch);
   const verdict = checkScope(first, { authInfo: scope.authInfo, checkScopes: options.checkScopes });
@@ -168,6 +175,13 @@ async function answerModern(
   // A tool the caller may not see is answered as unknown by the call, not by its headers.
   const paramMismatch = verdict?.ok === false ? undefined : paramHeaderMismatch(headers, first, options);
   if (paramMismatch) return errorAnswer(first.id, JsonRpcCode.HeaderMismatch, paramMismatch);
+  // Each task a listen watches is read as a tasks/get would be: the ids beyond the first are
+  // charged to the caller's allowance, as a batch's calls are.
+  const watched = first.method === "subscriptions/listen" ? taskIdsOf(first) : 0;
+  if (watched > 1 && post.charge) {
+    const refused = await post.charge(watched - 1);
+    if (refused) return refused;
+  }
   if (first.method === "subscriptions/listen" && options.openListen && !options.openListen()) {
     countRefused("listen_limit");
     return json(429, {

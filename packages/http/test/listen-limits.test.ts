@@ -273,3 +273,53 @@ describe("listensPerClient", () => {
     );
   });
 });
+
+describe("subscriptions/listen for tasks (issue 58.5)", () => {
+  const job = defineTool({
+    name: "job",
+    description: "Runs as a task.",
+    input: z.object({}),
+    annotations: { readOnlyHint: true },
+    task: "required",
+    handler: () => "done",
+  });
+  const tasksApp = createHttpApp({
+    packs: [definePack({ name: "jobs", tools: [job] })],
+    logger: silentLogger,
+    tokens: [TOKENS.insider],
+    rateLimit: 30,
+  });
+  afterAll(() => tasksApp.close({ graceMs: 0 }));
+  const extension = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+
+  async function listenFor(taskIds: string[]) {
+    const res = await tasksApp.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...LISTEN_HEADERS,
+          ...bearer("insider"),
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: "tasks",
+          method: "subscriptions/listen",
+          params: { _meta: modernEnvelope(extension), notifications: { taskIds } },
+        }),
+      }),
+    );
+    await res.body?.cancel();
+    return res.status;
+  }
+
+  it("each task id beyond the first is charged to the caller's allowance, as a batch's calls are", async () => {
+    // 30 a minute: one listen for 40 ids does not fit; one for 5 does, and takes 5 of it.
+    expect(await listenFor(Array.from({ length: 40 }, (_, i) => `t-${i}`))).toBe(429);
+    expect(await listenFor(Array.from({ length: 5 }, (_, i) => `t-${i}`))).toBe(200);
+    expect(await listenFor(Array.from({ length: 20 }, (_, i) => `t-${i}`))).toBe(200);
+    // 1 (the refused POST) + 5 + 20 of 30 taken: a listen for 5 ids needs 5, and 4 are left.
+    expect(await listenFor(["a", "b", "c", "d", "e"])).toBe(429);
+  });
+});

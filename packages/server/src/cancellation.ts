@@ -8,8 +8,14 @@ import type { CancelSignal } from "./run-tool.js";
 export class Cancellation implements CancelSignal {
   aborted = false;
   reason: unknown;
+  readonly settleMs: number;
   #listeners: Set<() => void> | undefined;
   #controller: AbortController | undefined;
+
+  /** `settleMs`: see CancelSignal (a task's cancel waits for what its handler applied). */
+  constructor(settleMs = 0) {
+    this.settleMs = settleMs;
+  }
 
   get signal(): AbortSignal {
     if (!this.#controller) {

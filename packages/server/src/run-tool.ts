@@ -31,6 +31,12 @@ export type CallOutcome = "ok" | "partial" | "validation" | "tool" | "internal" 
 export interface CancelSignal {
   readonly aborted: boolean;
   readonly reason: unknown;
+  /**
+   * After a client's cancel, how long the call waits for its handler to settle: a value it ends
+   * with (a partial batch, C11: which items were applied) is answered instead of the cancellation
+   * error. A task's cancel waits; 0 or absent does not.
+   */
+  readonly settleMs?: number;
   addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: "abort", listener: () => void): void;
 }
@@ -56,7 +62,9 @@ export async function runTool(
     // A handler that answered synchronously ran to the end: nothing could have stopped it.
     if (isPromiseLike(value)) {
       const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
-      value = await call.race(Promise.resolve(value), clientSignal, timeoutMs && timeoutMs > 0 ? timeoutMs : 0);
+      const pending = Promise.resolve(value);
+      value = await call.race(pending, clientSignal, timeoutMs && timeoutMs > 0 ? timeoutMs : 0);
+      if (value === STOPPED) value = await settled(pending, clientSignal);
       if (value === STOPPED) return abortedResult(tool.name, call.reason);
     }
   } catch (error) {
@@ -72,6 +80,24 @@ export async function runTool(
 }
 
 const STOPPED = Symbol("stopped");
+
+/**
+ * What a handler ends with within its signal's `settleMs` of a client's cancel; STOPPED when it
+ * throws, takes longer, or the stop was not a client's (a timeout, a shutdown's tool error).
+ */
+async function settled(pending: Promise<unknown>, signal: CancelSignal | undefined): Promise<unknown> {
+  const waitMs = signal?.settleMs ?? 0;
+  if (!signal?.aborted || waitMs <= 0 || isToolError(signal.reason)) return STOPPED;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof STOPPED>((resolve) => {
+    timer = setTimeout(() => resolve(STOPPED), waitMs);
+  });
+  try {
+    return await Promise.race([pending.catch(() => STOPPED), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Tools already warned about returning an error as a plain object: one log line per tool. */
 const warnedPlainError = new WeakSet<AnyTool>();

@@ -116,8 +116,13 @@ describe("bulk_update_ticket_status as a task (2026-07-28, the tasks extension)"
   /** Keeps every progress report a task writes, so none is missed between two polls. */
   class RecordingStore extends MemoryTaskStore {
     readonly reports: unknown[] = [];
+    /** Runs as a report is written, before the next ticket's report can be. */
+    onReport: ((progress: number) => Promise<unknown>) | undefined;
     override async update(taskId: string, change: TaskChange, now?: Date) {
-      if (change.progress) this.reports.push(change.progress);
+      if (change.progress) {
+        this.reports.push(change.progress);
+        await this.onReport?.(change.progress.progress);
+      }
       return super.update(taskId, change, now);
     }
   }
@@ -162,5 +167,50 @@ describe("bulk_update_ticket_status as a task (2026-07-28, the tasks extension)"
       { progress: 2, total: 3, message: "2 of 3 tickets" },
       { progress: 3, total: 3, message: "3 of 3 tickets" },
     ]);
+  });
+
+  it("cancelled midway, the task keeps the partial-success envelope: which tickets were closed, which were not attempted (issue 58.6)", async () => {
+    h = await startHarness();
+    await seed(12);
+    const tasks = new RecordingStore();
+    await using conn = await connectPack(ticketsPack({ store: h.store }), {
+      era: "2026-07-28",
+      tasks: { store: tasks },
+      closePacks: false,
+    });
+    const ids = Array.from({ length: 12 }, (_, i) => `T-${1001 + i}`);
+    let taskId = "";
+    // The client cancels once four tickets have ended.
+    tasks.onReport = async (done) => {
+      if (done === 4) await conn.request("tasks/cancel", { taskId }, { tasks: true });
+    };
+    const created = await conn.request(
+      "tools/call",
+      { name: "bulk_update_ticket_status", arguments: { ids, status: "closed", resolution: "Fixed" } },
+      { tasks: true },
+    );
+    taskId = String(created.taskId);
+    let got = await conn.request("tasks/get", { taskId }, { tasks: true });
+    for (let i = 0; i < 300 && got.status === "working"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      got = await conn.request("tasks/get", { taskId }, { tasks: true });
+    }
+    expect(got.status).toBe("cancelled");
+    const batch = (got.result as { structuredContent: Batch } | undefined)?.structuredContent as Batch;
+    expect(batch.succeeded_count + batch.failed_count).toBe(12);
+    expect(batch.succeeded_count).toBeGreaterThanOrEqual(4);
+    expect(batch.failed_count).toBeGreaterThan(0);
+    for (const failed of batch.failed) {
+      expect(failed).toMatchObject({
+        reason: "cancelled",
+        message: "not attempted: the call was cancelled",
+        retryable: true,
+      });
+    }
+    // What the envelope says is what the database holds.
+    const closed: string[] = [];
+    for (const id of ids) if ((await h.store.getTicket(id))?.status === "closed") closed.push(id);
+    expect(batch.succeeded.map((t) => t.id).sort()).toEqual(closed.sort());
+    expect(batch.failed.map((f) => f.id).sort()).toEqual(ids.filter((id) => !closed.includes(id)).sort());
   });
 });

@@ -29,7 +29,7 @@ import { capabilitiesOf } from "./capabilities.js";
 import { httpStatusOf } from "./http-status.js";
 import { guardedTarget } from "./method-targets.js";
 import { methodTable } from "./methods.js";
-import { TaskRunner } from "./tasks.js";
+import { checkTaskOptions, TaskRunner } from "./tasks.js";
 import type { Answer, Call, CallScope, CoreParts, Entry, ProtocolCoreOptions, Reply, ServerInfo } from "./types.js";
 
 /** One request as the core's steps hand it on, its `_meta` and era read once. */
@@ -67,6 +67,8 @@ export class ProtocolCore {
   readonly #telemetry: ServerTelemetry | undefined;
 
   constructor(runtime: Runtime, info: ServerInfo, options: ProtocolCoreOptions = {}) {
+    // Bad task options fail at start, whether or not a tool runs as a task.
+    if (options.tasks) checkTaskOptions(options.tasks);
     this.runtime = runtime;
     this.info = info;
     const changes = options.changes ?? new LocalChangeBus();

@@ -38,9 +38,11 @@ export class TaskWatchers {
    * out, as tasks/get would), as they stand now.
    */
   async find(owner: string, taskIds: readonly string[]): Promise<TaskRecord[]> {
+    const store = this.#store;
+    if (store.getMany) return store.getMany(taskIds, owner);
     const found: TaskRecord[] = [];
     for (const taskId of new Set(taskIds)) {
-      const task = await this.#store.get(taskId, owner);
+      const task = await store.get(taskId, owner);
       if (task !== undefined) found.push(task);
     }
     return found;
@@ -78,13 +80,22 @@ export class TaskWatchers {
   #beat(): void {
     if (this.#timer !== undefined) return;
     this.#timer = setTimeout(async () => {
-      const wanted = new Map<string, string>();
-      for (const watcher of this.#watchers) for (const taskId of watcher.told.keys()) wanted.set(taskId, watcher.owner);
-      for (const [taskId, owner] of wanted) {
+      // Each owner's watched tasks in one read.
+      const wanted = new Map<string, Set<string>>();
+      for (const watcher of this.#watchers) {
+        const ids = wanted.get(watcher.owner) ?? new Set<string>();
+        for (const taskId of watcher.told.keys()) ids.add(taskId);
+        wanted.set(watcher.owner, ids);
+      }
+      for (const [owner, ids] of wanted) {
+        if (ids.size === 0) continue;
         try {
-          const task = await this.#store.get(taskId, owner);
-          if (task !== undefined) this.changed(task);
-          else this.#forget(taskId, owner);
+          const found = await this.find(owner, [...ids]);
+          for (const task of found) {
+            this.changed(task);
+            ids.delete(task.taskId);
+          }
+          for (const taskId of ids) this.#forget(taskId, owner);
         } catch {
           // The store is down for now: the next beat reads again.
         }

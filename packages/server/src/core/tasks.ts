@@ -14,7 +14,7 @@ import { toolErrorAsProtocolError } from "../middleware.js";
 import { type Params, requireString } from "../params.js";
 import { principalOf } from "../request-state.js";
 import { isoTime, isTerminal, type TaskChange, type TaskRecord } from "../tasks/task-record.js";
-import { MemoryTaskStore, type TaskStore } from "../tasks/task-store.js";
+import { MemoryTaskStore, type TaskStore, TooManyTasksError } from "../tasks/task-store.js";
 import { TaskWatchers } from "./task-watch.js";
 
 /** What of a request the runner reads (not the core's Call: types.ts names the runner). */
@@ -32,7 +32,10 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** Whether this request declared the extension in its envelope's client capabilities. */
 export function declaresTasks(envelope: Envelope | undefined): boolean {
   const extensions = (envelope?.clientCapabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
-  return typeof extensions === "object" && extensions !== null && extensions[TASKS_EXTENSION] !== undefined;
+  if (typeof extensions !== "object" || extensions === null) return false;
+  // Declared with its settings object (`{}`): null, false or 0 do not declare it.
+  const declared = extensions[TASKS_EXTENSION];
+  return typeof declared === "object" && declared !== null && !Array.isArray(declared);
 }
 
 /** -32021 for a request that needs the extension it did not declare. */
@@ -86,6 +89,31 @@ export interface TaskOptions {
   leaseMs?: number;
 }
 
+/** Each numeric task option: its bounds (whole milliseconds or a count) and what it is for. */
+const TASK_OPTION_BOUNDS = {
+  // A year at most: expiry times stay exact integers in every store (PostgreSQL BIGINT, JSON).
+  ttlMs: [1, 365 * 24 * 60 * 60 * 1000, "how long a task and its result are kept, in ms"],
+  pollIntervalMs: [1, 24 * 60 * 60 * 1000, "how often clients are told to poll, in ms"],
+  maxLivePerCaller: [1, 1_000_000, "how many tasks one caller may have running"],
+  // Node's timers take at most 2^31 - 1 ms.
+  timeoutMs: [1, 2 ** 31 - 1, "how long a task's handler may run, in ms"],
+  leaseMs: [3, 2 ** 31 - 1, "how long a task outlives a silent server, in ms"],
+} as const;
+
+/** The task options as given, or a TypeError naming the one that cannot work and what would. */
+export function checkTaskOptions(options: TaskOptions): TaskOptions {
+  for (const [name, [min, max, what]] of Object.entries(TASK_OPTION_BOUNDS)) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+      throw new TypeError(
+        `tasks.${name} must be a whole number from ${min} to ${max} (${what}); got ${typeof value === "number" ? String(value) : (JSON.stringify(value) ?? typeof value)}`,
+      );
+    }
+  }
+  return options;
+}
+
 /** Runs a tools/call as a task: the handler in the background, its end written to the store. */
 export class TaskRunner {
   readonly #store: TaskStore;
@@ -109,6 +137,7 @@ export class TaskRunner {
   #lastPrune = 0;
 
   constructor(options: TaskOptions) {
+    checkTaskOptions(options);
     this.#store = options.store ?? new MemoryTaskStore();
     this.#ttlMs = options.ttlMs ?? 60 * 60 * 1000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 500;
@@ -121,7 +150,7 @@ export class TaskRunner {
   /** Makes a task for this call; it is kept (a tasks/get finds it) before this resolves. */
   async create(call: TaskRequest, toolName: string): Promise<StartedTask> {
     const task = await this.#newTask(call, toolName);
-    await this.#store.create(task);
+    await this.#keep(task);
     const started = startedTask(task, toolName, Promise.resolve());
     this.#running.set(task.taskId, started.cancel);
     this.#beat();
@@ -139,7 +168,10 @@ export class TaskRunner {
     work: (task: StartedTask) => Promise<CallToolResult>,
   ): Promise<StartedTask> {
     const task = await this.#newTask(call, toolName);
-    const written = this.#store.create(task);
+    // A store that writes in groups counts the tasks waiting for their write: the work starts at
+    // once. Any other holds the limit in its create (across instances): the work waits for it.
+    const written = this.#keep(task);
+    if (this.#store.updateUnwritten === undefined) await written;
     const started = startedTask(task, toolName, written);
     const { cancel } = started;
     // Running here from now on (close() stops it), renewed once it is kept.
@@ -159,15 +191,26 @@ export class TaskRunner {
     return started;
   }
 
+  /** Writes a new task, the caller's live-task limit held by the store; too many is -32600. */
+  async #keep(task: TaskRecord): Promise<void> {
+    try {
+      await this.#store.create(task, this.#maxLive);
+    } catch (error) {
+      throw error instanceof TooManyTasksError ? this.#tooMany() : error;
+    }
+  }
+
+  #tooMany(): JsonRpcError {
+    return new JsonRpcError(
+      JsonRpcCode.InvalidRequest,
+      `Too many tasks: this caller has ${this.#maxLive} tasks running; wait for one to end or cancel one with tasks/cancel`,
+    );
+  }
+
   /** A new task of this caller, refused when the caller has as many running as it may. */
   async #newTask(call: TaskRequest, toolName: string): Promise<TaskRecord> {
     const owner = principalOf(call.scope.authInfo) ?? "";
-    if ((await this.#store.liveCount(owner)) >= this.#maxLive) {
-      throw new JsonRpcError(
-        JsonRpcCode.InvalidRequest,
-        `Too many tasks: this caller has ${this.#maxLive} tasks running; wait for one to end or cancel one with tasks/cancel`,
-      );
-    }
+    if ((await this.#store.liveCount(owner)) >= this.#maxLive) throw this.#tooMany();
     const now = isoTime(new Date());
     return {
       taskId: newTaskId(),
@@ -241,8 +284,16 @@ export class TaskRunner {
           error: { code: e.code, message: e.message, data: e.data },
           statusMessage: e.message,
         });
-      } else if (cancel.aborted) await this.#write(task, { status: "cancelled" });
-      else if (result.isError && kind === "internal") {
+      } else if (cancel.aborted) {
+        // What the handler ended with after the cancel (a partial batch) is kept with the task.
+        // The cancellation's own error (no structured content) is not a result to keep.
+        const code = (result._meta?.[ERROR_META_KEY] as { code?: unknown } | undefined)?.code;
+        const own = code === "cancelled" && result.structuredContent === undefined;
+        await this.#write(
+          task,
+          own ? { status: "cancelled" } : { status: "cancelled", result: result as Record<string, unknown> },
+        );
+      } else if (result.isError && kind === "internal") {
         // A crash (masked, C7) is a protocol-level failure of the task, not a tool error.
         const text = (result.content?.[0] as { text?: string } | undefined)?.text ?? "Internal error";
         await this.#write(task, {
@@ -346,6 +397,14 @@ export class TaskRunner {
       );
     }
     const owner = principalOf(call.scope.authInfo) ?? "";
+    // Each answer must be what its question asks for: a malformed one is refused here, and the
+    // task keeps waiting, rather than ending the task when its handler reads it.
+    const task = await this.#store.get(taskId, owner);
+    if (task === undefined) throw unknownTask(taskId);
+    const asked = task.inputRequests ?? {};
+    for (const [key, value] of Object.entries(responses as Record<string, unknown>)) {
+      if (Object.hasOwn(asked, key)) checkAnswer(key, (asked[key] as { method: string }).method, value);
+    }
     if (!(await this.#store.answer(taskId, owner, responses as Record<string, unknown>))) throw unknownTask(taskId);
     // Answers may set the task working again: a listener hears of it now, not on the next beat.
     if (this.watchers.active) {
@@ -372,6 +431,42 @@ export class TaskRunner {
   }
 }
 
+/** What each kind of question takes as its answer, and how to say it. */
+const ANSWERS: Record<string, { schema: typeof ElicitResultSchema; expects: string }> = {
+  "elicitation/create": {
+    schema: ElicitResultSchema,
+    expects:
+      'an elicitation result: {"action": "accept", "content": {…}}, or {"action": "decline"} or {"action": "cancel"}',
+  },
+  "sampling/createMessage": {
+    schema: CreateMessageResultSchema as unknown as typeof ElicitResultSchema,
+    expects: 'a sampling result: {"role": "assistant", "content": {"type": "text", "text": "…"}, "model": "…"}',
+  },
+  "roots/list": {
+    schema: ListRootsResultSchema as unknown as typeof ElicitResultSchema,
+    expects: 'a roots list: {"roots": [{"uri": "file:///…"}]}',
+  },
+};
+
+/** -32602 for an answer its question cannot take, saying what it expects. */
+function checkAnswer(key: string, method: string, value: unknown): void {
+  const answer = ANSWERS[method];
+  if (answer === undefined) return;
+  const parsed = answer.schema.safeParse(value);
+  if (parsed.success) return;
+  const problems = parsed.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`)
+    .join("; ");
+  throw new JsonRpcError(
+    JsonRpcCode.InvalidParams,
+    `Invalid params for tasks/update: inputResponses.${key} is not an answer to ${method} (${problems}); send ${answer.expects}. The task still waits for it`,
+  );
+}
+
+/** How long a cancelled task waits for its handler to end with what it applied (a partial batch). */
+const CANCEL_SETTLE_MS = 5_000;
+
 /** Why a handler's signal is aborted by tasks/cancel, on this instance or another. */
 const cancelled = () => new JsonRpcError(JsonRpcCode.InvalidRequest, "the task was cancelled");
 
@@ -384,7 +479,7 @@ const unknownTask = (taskId: string) =>
 const startedTask = (task: TaskRecord, toolName: string, written: Promise<void>): StartedTask => ({
   taskId: task.taskId,
   toolName,
-  cancel: new Cancellation(),
+  cancel: new Cancellation(CANCEL_SETTLE_MS),
   answer: wireTask("task", task),
   written,
 });
@@ -409,7 +504,7 @@ function wireTask(resultType: "task" | "complete", task: TaskRecord, detailed = 
   if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
   if (task.pollIntervalMs !== undefined) out.pollIntervalMs = task.pollIntervalMs;
   if (!detailed) return out;
-  if (task.status === "completed" && task.result) out.result = task.result;
+  if ((task.status === "completed" || task.status === "cancelled") && task.result) out.result = task.result;
   if (task.status === "failed" && task.error) out.error = task.error;
   if (task.status === "input_required" && task.inputRequests) out.inputRequests = task.inputRequests;
   if (!isTerminal(task.status) && task.progress) out.progress = task.progress;

@@ -56,12 +56,14 @@ export abstract class DatabaseTaskStore implements TaskStore {
    */
   protected readonly endedChars = new Map<string, number>();
 
-  abstract create(task: TaskRecord): Promise<void>;
+  abstract create(task: TaskRecord, maxLive?: number): Promise<void>;
   abstract liveCount(owner: string, now?: Date): Promise<number>;
   abstract prune(now?: Date): Promise<number>;
   abstract close(): Promise<void>;
   /** The task as kept, without a lock; undefined when there is none or it expired. */
   protected abstract read(taskId: string, now: Date): Promise<TaskRecord | undefined>;
+  /** The rows of `owner` among `taskIds` that have not expired, in one query. */
+  protected abstract readMany(taskIds: readonly string[], owner: string, now: Date): Promise<TaskRecord[]>;
   /** The task after `change`, written in one transaction with the read (and a lost worker settled). */
   protected abstract change(
     taskId: string,
@@ -140,6 +142,25 @@ export abstract class DatabaseTaskStore implements TaskStore {
     } finally {
       this.endedChars.delete(taskId);
     }
+  }
+
+  async getMany(taskIds: readonly string[], owner: string, now = new Date()): Promise<TaskRecord[]> {
+    const found: TaskRecord[] = [];
+    const unread: string[] = [];
+    for (const taskId of new Set(taskIds)) {
+      if (!this.#ended.has(taskId)) unread.push(taskId);
+      else {
+        const task = await this.get(taskId, owner, now);
+        if (task !== undefined) found.push(task);
+      }
+    }
+    if (unread.length === 0) return found;
+    for (const read of await this.readMany(unread, owner, now)) {
+      // A task whose worker is lost is settled (failed) as get does; rare, so one at a time.
+      const task = hasLostWorker(read, now.getTime()) ? await this.get(read.taskId, owner, now) : read;
+      if (task !== undefined) found.push(task);
+    }
+    return found;
   }
 
   async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {

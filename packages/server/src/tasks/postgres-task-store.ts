@@ -1,5 +1,6 @@
 import { type ChangeTask, changeRead, DatabaseTaskStore } from "./database-task-store.js";
 import { expiresAt, isExpired, isTerminal, type TaskRecord } from "./task-record.js";
+import { TooManyTasksError } from "./task-store.js";
 
 /** What of a PostgreSQL connection (a `pg` pool client) this store uses. */
 export interface TaskPgQueryable {
@@ -21,6 +22,9 @@ const TABLE_SQL = `CREATE TABLE IF NOT EXISTS toolshed_tasks (
 );
 CREATE INDEX IF NOT EXISTS toolshed_tasks_owner ON toolshed_tasks (owner, status);
 CREATE INDEX IF NOT EXISTS toolshed_tasks_expiry ON toolshed_tasks (expires_at) WHERE expires_at IS NOT NULL`;
+
+const INSERT_SQL =
+  "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, lease_until, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)";
 
 // The statuses of a task that has not ended, listed (not NOT IN the ended ones) so that the
 // (owner, status) index finds them without reading the caller's ended tasks.
@@ -59,16 +63,35 @@ export class PostgresTaskStore extends DatabaseTaskStore {
     return new PostgresTaskStore(pool);
   }
 
-  async create(task: TaskRecord): Promise<void> {
-    await this.#pool.query(
-      "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, lease_until, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)",
-      [task.taskId, task.owner, task.status, expiresAt(task) ?? null, task.leaseUntil ?? null, JSON.stringify(task)],
-    );
+  async create(task: TaskRecord, maxLive?: number): Promise<void> {
+    const values = [
+      task.taskId,
+      task.owner,
+      task.status,
+      expiresAt(task) ?? null,
+      task.leaseUntil ?? null,
+      JSON.stringify(task),
+    ];
+    if (maxLive === undefined) {
+      await this.#pool.query(INSERT_SQL, values);
+      return;
+    }
+    // The owner's creates take turns on every instance (a lock held to the commit), so the count
+    // and the insert hold together.
+    await inTransaction(this.#pool, async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended('toolshed_tasks:' || $1, 0))", [task.owner]);
+      if ((await this.#liveCountIn(client, task.owner, new Date())) >= maxLive) throw new TooManyTasksError(maxLive);
+      await client.query(INSERT_SQL, values);
+    });
   }
 
   async liveCount(owner: string, now = new Date()): Promise<number> {
+    return this.#liveCountIn(this.#pool, owner, now);
+  }
+
+  async #liveCountIn(db: TaskPgQueryable, owner: string, now: Date): Promise<number> {
     // isLive in SQL: not ended, not expired, and its worker's lease (a column) not run out.
-    const { rows } = await this.#pool.query(
+    const { rows } = await db.query(
       `SELECT COUNT(*) AS live FROM toolshed_tasks WHERE owner = $1 AND status IN ${LIVE_SQL} AND (expires_at IS NULL OR expires_at > $2) AND coalesce(lease_until >= $2, true)`,
       [owner, now.getTime()],
     );
@@ -90,6 +113,14 @@ export class PostgresTaskStore extends DatabaseTaskStore {
 
   protected read(taskId: string, now: Date): Promise<TaskRecord | undefined> {
     return readTask(this.#pool, taskId, now, false);
+  }
+
+  protected async readMany(taskIds: readonly string[], owner: string, now: Date): Promise<TaskRecord[]> {
+    const { rows } = await this.#pool.query(
+      "SELECT data FROM toolshed_tasks WHERE owner = $1 AND task_id = ANY($2::text[]) AND (expires_at IS NULL OR expires_at > $3)",
+      [owner, [...taskIds], now.getTime()],
+    );
+    return (rows as Array<{ data: TaskRecord }>).map((row) => row.data);
   }
 
   protected change(

@@ -74,6 +74,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   // Prepared once: a statement prepared per call costs about a third of a small write.
   readonly #insert: Statement;
   readonly #select: Statement;
+  readonly #selectMany: Statement;
   readonly #write: Statement;
   readonly #live: Statement;
   readonly #prune: Statement;
@@ -102,6 +103,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
       for (const row of rows) this.#insert.run(...row);
     }) as unknown as { immediate(rows: Row[]): void };
     this.#select = db.prepare("SELECT data, expires_at FROM toolshed_tasks WHERE task_id = ?");
+    this.#selectMany = db.prepare(
+      "SELECT data FROM toolshed_tasks WHERE owner = ? AND task_id IN (SELECT value FROM json_each(?)) AND (expires_at IS NULL OR expires_at > ?)",
+    );
     this.#write = db.prepare("UPDATE toolshed_tasks SET status = ?, lease_until = ?, data = ? WHERE task_id = ?");
     // isLive in SQL: not ended, not expired, and its worker's lease not run out. The lease is a
     // column: read from each live task's JSON, it cost a parse per task on every create.
@@ -136,7 +140,8 @@ export class SqliteTaskStore extends DatabaseTaskStore {
 
   /**
    * Kept when this resolves. Tasks created in one turn of the event loop are written in one
-   * transaction: a commit costs far more than a row, and under load many arrive together.
+   * transaction: a commit costs far more than a row, and under load many arrive together. The
+   * live-task limit is held by liveCount, which counts the tasks waiting here for their write.
    */
   create(task: TaskRecord): Promise<void> {
     let done: () => void = () => {};
@@ -265,6 +270,11 @@ export class SqliteTaskStore extends DatabaseTaskStore {
 
   protected async read(taskId: string, now: Date): Promise<TaskRecord | undefined> {
     return this.#read(taskId, now);
+  }
+
+  protected async readMany(taskIds: readonly string[], owner: string, now: Date): Promise<TaskRecord[]> {
+    const rows = this.#selectMany.all(owner, JSON.stringify(taskIds), now.getTime()) as Array<{ data: string }>;
+    return rows.map((row) => JSON.parse(row.data) as TaskRecord);
   }
 
   protected async change(

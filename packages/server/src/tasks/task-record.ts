@@ -160,7 +160,10 @@ export function applyChange(task: TaskRecord, change: TaskChange, now: Date): Ta
   if (change.statusMessage !== undefined) next.statusMessage = change.statusMessage;
   if (change.progress !== undefined) next.progress = change.progress;
   if (change.pollIntervalMs !== undefined) next.pollIntervalMs = change.pollIntervalMs;
-  if (next.status === "completed" && change.result !== undefined) next.result = change.result;
+  // A cancelled task keeps what its handler ended with (a partial batch says which items were applied).
+  if ((next.status === "completed" || next.status === "cancelled") && change.result !== undefined) {
+    next.result = change.result;
+  }
   if (next.status === "failed" && change.error !== undefined) next.error = change.error;
   return next;
 }

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { PostgresTaskStore } from "./postgres-task-store.js";
 import { SqliteTaskStore, type TaskSqlite } from "./sqlite-task-store.js";
 import { type TaskRecord, WORKER_LOST } from "./task-record.js";
-import { MemoryTaskStore, type TaskStore } from "./task-store.js";
+import { MemoryTaskStore, type TaskStore, TooManyTasksError } from "./task-store.js";
 
 const T0 = new Date("2026-12-06T12:00:00.000Z");
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -51,6 +51,17 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStore>) 
       for (const id of ids) expect((await store.get(id, "alice", at(1)))?.status).toBe("working");
       expect((await store.get("first", "alice", at(1)))?.owner).toBe("alice");
       expect(await store.liveCount("alice", at(1))).toBe(21);
+      await store.close();
+    });
+
+    it("reads the owner's tasks among many ids at once: unknown, expired and other callers' ones left out (issue 58.5)", async () => {
+      const store = await open();
+      await store.create(task("mine"));
+      await store.create(task("short", "alice", 10));
+      await store.create(task("theirs", "mallory"));
+      const unknown = Array.from({ length: 1_000 }, (_, i) => `unknown-${i}`);
+      const found = await store.getMany?.(["mine", "short", "theirs", "mine", ...unknown], "alice", at(100));
+      expect(found?.map((t) => t.taskId)).toEqual(["mine"]);
       await store.close();
     });
 
@@ -418,6 +429,54 @@ if (pg) {
         expect(await store.liveCount("alice", at(2_000))).toBe(2);
         // Opened again (another instance starting): the column is there, nothing changes.
         expect(await (await PostgresTaskStore.open(pool)).liveCount("alice", at(2_000))).toBe(2);
+      } finally {
+        await pool.query("DROP TABLE IF EXISTS toolshed_tasks");
+      }
+    });
+  });
+
+  describe("PostgresTaskStore across instances (issue 58.4, 58.5)", () => {
+    it("creates made together on two instances hold one owner's live-task limit; another owner is not held", async () => {
+      schema ??= await createTestSchema();
+      const pools = [schema.pool({ max: 5 }), schema.pool({ max: 5 })];
+      try {
+        await pools[0]?.query("DROP TABLE IF EXISTS toolshed_tasks");
+        const stores = await Promise.all(pools.map((p) => PostgresTaskStore.open(p)));
+        // Tasks that never expire: the count is the store's own, taken at the create.
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 60 }, (_, i) => stores[i % 2]?.create(task(`burst-${i}`, "alice", null), 10)),
+        );
+        expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(10);
+        for (const o of outcomes.filter((o) => o.status === "rejected")) {
+          expect((o as PromiseRejectedResult).reason).toBeInstanceOf(TooManyTasksError);
+        }
+        expect(await stores[0]?.liveCount("alice")).toBe(10);
+        await stores[1]?.create(task("other", "bob", null), 10);
+        expect(await stores[0]?.liveCount("bob")).toBe(1);
+      } finally {
+        await pools[0]?.query("DROP TABLE IF EXISTS toolshed_tasks");
+      }
+    });
+
+    it("reads a listen's task ids in one query, however many", async () => {
+      schema ??= await createTestSchema();
+      const pool = schema.pool({ max: 2 });
+      let queries = 0;
+      const counting = {
+        query: (text: string, values?: unknown[]) => {
+          queries++;
+          return pool.query(text, values);
+        },
+        connect: () => pool.connect(),
+      };
+      try {
+        await pool.query("DROP TABLE IF EXISTS toolshed_tasks");
+        const store = await PostgresTaskStore.open(counting);
+        await store.create(task("mine", "alice", null));
+        queries = 0;
+        const ids = ["mine", ...Array.from({ length: 1_000 }, (_, i) => `unknown-${i}`)];
+        expect((await store.getMany(ids, "alice")).map((t) => t.taskId)).toEqual(["mine"]);
+        expect(queries).toBe(1);
       } finally {
         await pool.query("DROP TABLE IF EXISTS toolshed_tasks");
       }

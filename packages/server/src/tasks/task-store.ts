@@ -17,10 +17,20 @@ import {
  * read and write that a client asks for: another caller's task is unknown to it.
  */
 export interface TaskStore {
-  /** Keeps a new task; resolves once a get for it would find it (the CreateTaskResult waits for this). */
-  create(task: TaskRecord): Promise<void>;
+  /**
+   * Keeps a new task; resolves once a get for it would find it (the CreateTaskResult waits for
+   * this). With `maxLive`, a store shared by several instances (PostgreSQL) counts the owner's live
+   * tasks and inserts in one step and rejects with TooManyTasksError at the limit, so calls made
+   * together on any instances cannot pass it; the caller also asks liveCount first.
+   */
+  create(task: TaskRecord, maxLive?: number): Promise<void>;
   /** The caller's task; undefined when there is none, it expired, or it is another caller's. */
   get(taskId: string, owner: string, now?: Date): Promise<TaskRecord | undefined>;
+  /**
+   * The caller's tasks among `taskIds` (unknown, expired and other callers' ones left out), read
+   * together: one query for a durable store. A store without it is read one id at a time.
+   */
+  getMany?(taskIds: readonly string[], owner: string, now?: Date): Promise<TaskRecord[]>;
   /** A change by the task's handler; the task after it, or undefined when it was not allowed or the task is gone. */
   update(taskId: string, change: TaskChange, now?: Date): Promise<TaskRecord | undefined>;
   /**
@@ -50,14 +60,24 @@ export interface TaskStore {
 
 const copy = (task: TaskRecord): TaskRecord => structuredClone(task);
 
+/** A new task refused because its owner has `limit` tasks running (see TaskStore.create). */
+export class TooManyTasksError extends Error {
+  override name = "TooManyTasksError";
+  constructor(readonly limit: number) {
+    super(`this caller has ${limit} tasks running`);
+  }
+}
+
 /** Tasks in this process only: for tests, stdio and a server without a database. */
 export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, TaskRecord>();
   /** Each owner's tasks that have not ended, by id: a count reads these, not every task kept. */
   readonly #open = new Map<string, Set<string>>();
 
-  async create(task: TaskRecord): Promise<void> {
+  async create(task: TaskRecord, maxLive?: number): Promise<void> {
     if (this.#tasks.has(task.taskId)) throw new Error(`task ${task.taskId} exists already`);
+    if (maxLive !== undefined && this.#liveCount(task.owner, new Date()) >= maxLive)
+      throw new TooManyTasksError(maxLive);
     this.#put(copy(task));
   }
 
@@ -85,6 +105,15 @@ export class MemoryTaskStore implements TaskStore {
   async get(taskId: string, owner: string, now = new Date()): Promise<TaskRecord | undefined> {
     const task = this.#live(taskId, now);
     return task && task.owner === owner ? copy(task) : undefined;
+  }
+
+  async getMany(taskIds: readonly string[], owner: string, now = new Date()): Promise<TaskRecord[]> {
+    const found: TaskRecord[] = [];
+    for (const taskId of new Set(taskIds)) {
+      const task = this.#live(taskId, now);
+      if (task !== undefined && task.owner === owner) found.push(copy(task));
+    }
+    return found;
   }
 
   async update(taskId: string, change: TaskChange, now = new Date()): Promise<TaskRecord | undefined> {
@@ -118,6 +147,10 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async liveCount(owner: string, now = new Date()): Promise<number> {
+    return this.#liveCount(owner, now);
+  }
+
+  #liveCount(owner: string, now: Date): number {
     let count = 0;
     for (const taskId of this.#open.get(owner) ?? []) {
       const task = this.#tasks.get(taskId);
