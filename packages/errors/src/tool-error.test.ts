@@ -161,7 +161,8 @@ describe("isToolError", () => {
   it("is true for an object from another copy of the package, recognised by the registry-wide brand", () => {
     const foreign = Object.assign(new Error("from another realm"), { code: "not_found", retryable: false });
     Object.defineProperty(foreign, Symbol.for("toolshed.dev/ToolError"), { value: true });
-    expect(foreign).not.toBeInstanceOf(ToolError);
+    // instanceof reads the same brand (issue 58.8): another copy's ToolError is one here too.
+    expect(foreign).toBeInstanceOf(ToolError);
     expect(isToolError(foreign)).toBe(true);
     expect(isToolError({ [Symbol.for("toolshed.dev/ToolError")]: true })).toBe(true);
   });
@@ -230,6 +231,7 @@ describe("entry points", () => {
     expect(Object.keys(internal).sort()).toStrictEqual(
       [
         "batchErrorInfo",
+        "brandErrorClass",
         "formatIssue",
         "internalErrorMessage",
         "isBatchResult",

@@ -1,3 +1,4 @@
+import { brandErrorClass } from "./brand.js";
 import {
   ErrorCode as Codes,
   type ErrorCode,
@@ -107,6 +108,22 @@ export class UnavailableError extends ToolError {
     super(message, { ...options, code: Codes.unavailable });
     this.name = "UnavailableError";
   }
+}
+
+// Names written out: a bundler may rename classes.
+for (const [cls, name] of [
+  [ToolError, "ToolError"],
+  [InvalidArgumentsError, "InvalidArgumentsError"],
+  [NotFoundError, "NotFoundError"],
+  [ConflictError, "ConflictError"],
+  [PermissionDeniedError, "PermissionDeniedError"],
+  [FailedPreconditionError, "FailedPreconditionError"],
+  [RateLimitedError, "RateLimitedError"],
+  [TimeoutError, "TimeoutError"],
+  [CancelledError, "CancelledError"],
+  [UnavailableError, "UnavailableError"],
+] as const) {
+  brandErrorClass(cls, name);
 }
 
 /** True for a {@link ToolError} from any loaded copy of this package. */

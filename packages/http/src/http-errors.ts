@@ -1,7 +1,9 @@
+import { brandErrorClass } from "@toolshed/errors/internal";
 /** A value a user or operator passed that cannot work; the message says what would. */
 export class HttpConfigError extends Error {
   override name = "HttpConfigError";
 }
+brandErrorClass(HttpConfigError, "HttpConfigError");
 
 /** HTTP-level JSON-RPC error codes, as the SDK's Streamable HTTP transport uses them. */
 export const HttpErrorCode = {

@@ -1,7 +1,9 @@
+import { brandErrorClass } from "@toolshed/errors/internal";
 import { PackConfigError } from "./pack-names.js";
 
 /** The database did not answer at start-up; the message says where it looked and what to check. */
 export class DatabaseConnectError extends Error {}
+brandErrorClass(DatabaseConnectError, "DatabaseConnectError");
 
 // Query parameters that carry a credential (libpq and node-postgres: password, sslpassword, …).
 const SECRET_PARAM = /pass|secret|token|key/i;

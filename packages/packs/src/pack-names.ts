@@ -1,9 +1,11 @@
+import { brandErrorClass } from "@toolshed/errors/internal";
 /** The packs the servers can serve, in the order they are listed. */
 export const PACK_NAMES = ["notes", "tickets", "crm"] as const;
 export type PackName = (typeof PACK_NAMES)[number];
 
 /** A value a user passed that cannot work; the message says what would. */
 export class PackConfigError extends Error {}
+brandErrorClass(PackConfigError, "PackConfigError");
 
 /** Reads `notes,tickets` (spaces and case ignored); unknown names fail with the valid list. */
 export function parsePackList(value: string): PackName[] {

@@ -1,3 +1,4 @@
+import { brandErrorClass } from "@toolshed/errors/internal";
 /**
  * Thrown when a tool, resource, prompt or pack is defined wrongly (C13). The message names the
  * definition and the rule, so start-up fails with something that can be fixed.
@@ -12,3 +13,4 @@ export class DefinitionError extends Error {
     this.rule = rule;
   }
 }
+brandErrorClass(DefinitionError, "DefinitionError");

@@ -1,4 +1,5 @@
 import { type ClientCapabilities, type LoggingLevel, LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
+import { brandErrorClass } from "@toolshed/errors/internal";
 import { type Meta, MetaKey, MODERN_PROTOCOL_VERSIONS } from "./era.js";
 import { JsonRpcCode, JsonRpcError } from "./jsonrpc-error.js";
 
@@ -21,6 +22,7 @@ export class EnvelopeError extends JsonRpcError {
     this.name = "EnvelopeError";
   }
 }
+brandErrorClass(EnvelopeError, "EnvelopeError");
 
 const badParams = (message: string) => new EnvelopeError(message);
 

@@ -1,3 +1,4 @@
+import { brandErrorClass } from "@toolshed/errors/internal";
 /** JSON-RPC error codes the runtime answers with (C12). */
 export const JsonRpcCode = {
   ParseError: -32700,
@@ -35,3 +36,5 @@ export class JsonRpcError extends Error {
     this.data = data;
   }
 }
+// Thrown by a handler from the CommonJS copy, still a protocol error to the ESM runtime.
+brandErrorClass(JsonRpcError, "JsonRpcError");

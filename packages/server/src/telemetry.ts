@@ -288,7 +288,7 @@ export class ServerTelemetry {
         const ref = this.refs.get(error);
         if (ref !== undefined) span?.setAttribute(TelemetryAttr.errorRef, ref);
         // The JSON-RPC message is what the client sees; an internal error's is only "Internal error (ref …)".
-        span?.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+        span?.setStatus({ code: SpanStatusCode.ERROR, message: clip(error.message) });
       } else {
         metricAttrs[TelemetryAttr.errorType] = "_OTHER";
         span?.setStatus({ code: SpanStatusCode.ERROR });

@@ -457,6 +457,55 @@ describe("2026-07-28 cache hints of filtered lists", () => {
   });
 });
 
+describe("2026-07-28 cache hints of lists a read-only token sees filtered (issue 58.11)", () => {
+  const tool = (name: string, readOnlyHint: boolean) =>
+    defineTool({ name, description: name, input: z.object({}), annotations: { readOnlyHint }, handler: () => "x" });
+
+  it("the tool list of a server with write tools is private to every token, whatever the pack calls it", async () => {
+    const pack = definePack({
+      name: "open",
+      cache: { definitions: { scope: "public", ttlMs: 60_000 } },
+      tools: [tool("look", true), tool("change", false)],
+    });
+    const server = serve({ packs: [pack] });
+    const reader = await ask(server, "2026-07-28", "tools/list", {}, READER);
+    const writer = await ask(server, "2026-07-28", "tools/list", {}, WRITER);
+    // The two lists differ (C14): a shared cache must not hand one to the other.
+    expect((reader.result as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(["look"]);
+    expect((writer.result as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(["look", "change"]);
+    expect(reader.result).toMatchObject({ ttlMs: 60_000, cacheScope: "private" });
+    expect(writer.result).toMatchObject({ ttlMs: 60_000, cacheScope: "private" });
+    // Without credentials every caller gets the same list: the pack's hint stands.
+    expect((await ask(server, "2026-07-28", "tools/list", {})).result).toMatchObject({ cacheScope: "public" });
+  });
+
+  it("a list every token sees whole keeps the pack's hint: only read-only tools, or a server started read-only", async () => {
+    const readOnlyPack = definePack({
+      name: "open",
+      cache: { definitions: { scope: "public" } },
+      tools: [tool("look", true)],
+    });
+    for (const server of [
+      serve({ packs: [readOnlyPack] }),
+      serve({
+        packs: [
+          definePack({
+            name: "open",
+            cache: { definitions: { scope: "public" } },
+            tools: [tool("look", true), tool("change", false)],
+          }),
+        ],
+        readOnly: true,
+      }),
+    ]) {
+      expect(server.runtime.listsByCaller).toBe(false);
+      expect((await ask(server, "2026-07-28", "tools/list", {}, READER)).result).toMatchObject({
+        cacheScope: "public",
+      });
+    }
+  });
+});
+
 describe("runtime.access, core.accessOfRequest and scopesSupported", () => {
   it("scopesSupported: tools:read, tools:write and every scope a definition or pack names, sorted, once each", () => {
     expect(serve().runtime.scopesSupported()).toEqual([

@@ -210,7 +210,11 @@ describe("client-made values (issue 36: /metrics cardinality, span sizes)", () =
     for (const span of spans) {
       expect(span.name.length).toBeLessThanOrEqual(256);
       for (const value of Object.values(span.attributes)) expect(String(value).length).toBeLessThanOrEqual(256);
+      // The status message is the client's error, which names the unknown tool (issue 58.10).
+      expect(span.status.message?.length ?? 0).toBeLessThanOrEqual(256);
+      expect(span.events).toEqual([]);
     }
+    expect(spans.find((s) => s.name.startsWith("tools/call"))?.status.message).toMatch(/^Unknown tool: n{241}…$/);
     const call = spans.find((s) => s.name.startsWith("tools/call"));
     expect(call?.attributes["gen_ai.tool.name"]).toBe(`${"n".repeat(255)}…`);
     expect(call?.attributes["jsonrpc.request.id"]).toMatch(/^i{255}…$/);

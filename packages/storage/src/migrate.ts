@@ -1,3 +1,4 @@
+import { brandErrorClass } from "@toolshed/errors/internal";
 import { schemaVersions } from "./schema-versions.js";
 import { type SqliteDatabase, StorageOpenError } from "./sqlite.js";
 
@@ -46,6 +47,7 @@ export class MigrationError extends StorageOpenError {
     this.latest = latest;
   }
 }
+brandErrorClass(MigrationError, "MigrationError");
 
 /**
  * Checks recorded versions against the stores about to use them, before anything is written:

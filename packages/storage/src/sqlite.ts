@@ -1,5 +1,6 @@
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { brandErrorClass } from "@toolshed/errors/internal";
 import {
   openWithDriver,
   pickSqliteDriver,
@@ -71,6 +72,7 @@ export class StorageOpenError extends Error {
     this.detail = options.detail;
   }
 }
+brandErrorClass(StorageOpenError, "StorageOpenError");
 
 const DENIED = new Set(["EACCES", "EPERM", "EROFS"]);
 

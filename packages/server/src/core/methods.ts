@@ -19,12 +19,15 @@ export function methodTable(parts: CoreParts): Map<string, Entry> {
   const { runtime, info, serverInfo } = parts;
   const methods = new Map<string, Entry>();
   const on = (method: string, entry: Entry) => methods.set(method, entry);
-  // Lists and reads filtered per caller are private to an authenticated caller, whatever a pack's hint says.
-  const perCaller = (cache: CacheFields, call: Call): CacheFields =>
-    runtime.filtersByCaller && call.scope.authInfo !== undefined && cache.scope !== "private"
+  // Lists and reads that depend on the caller are private to an authenticated caller, whatever a
+  // pack's hint says: resources when filtered by scope or canAccess, definition lists also when a
+  // read-only token sees fewer tools (C14).
+  const privateIf = (byCaller: boolean, cache: CacheFields, call: Call): CacheFields =>
+    byCaller && call.scope.authInfo !== undefined && cache.scope !== "private"
       ? { ttlMs: cache.ttlMs, scope: "private" }
       : cache;
-  const definitions = (call: Call): CacheFields => perCaller(runtime.definitionsCache, call);
+  const perCaller = (cache: CacheFields, call: Call) => privateIf(runtime.filtersByCaller, cache, call);
+  const definitions = (call: Call) => privateIf(runtime.listsByCaller, runtime.definitionsCache, call);
   const base = (call: Call) => baseContext(call, parts.hooks);
 
   on("initialize", {

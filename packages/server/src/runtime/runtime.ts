@@ -54,6 +54,11 @@ export class Runtime {
    * checked per caller. False keeps the precomputed lists and calls without a check.
    */
   readonly filtersByCaller: boolean;
+  /**
+   * True when a caller's lists depend on who it is: filtered by scope or `canAccess`, or by the
+   * read-only view a token may give (C14) when that view lists fewer tools than the full one.
+   */
+  readonly listsByCaller: boolean;
   /** Cache hints of tools/list, prompts/list and resources/templates/list. */
   readonly definitionsCache: CacheFields;
   /** Cache hint of resources/list. */
@@ -78,6 +83,9 @@ export class Runtime {
     this.logger = options.logger;
     this.middleware = options.middleware;
     this.filtersByCaller = access.filtersByCaller;
+    const views = registry.toolListings;
+    this.listsByCaller =
+      access.filtersByCaller || (options.readOnly !== true && views.readOnly.length !== views.all.length);
     this.definitionsCache = definitionsCache(options.packs);
     this.resourceListCache = resourceListCache(options.packs);
   }

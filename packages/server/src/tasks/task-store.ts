@@ -1,3 +1,4 @@
+import { brandErrorClass } from "@toolshed/errors/internal";
 import {
   applyAnswers,
   applyCancel,
@@ -67,6 +68,7 @@ export class TooManyTasksError extends Error {
     super(`this caller has ${limit} tasks running`);
   }
 }
+brandErrorClass(TooManyTasksError, "TooManyTasksError");
 
 /** Tasks in this process only: for tests, stdio and a server without a database. */
 export class MemoryTaskStore implements TaskStore {
