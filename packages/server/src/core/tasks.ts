@@ -100,8 +100,8 @@ const TASK_OPTION_BOUNDS = {
   leaseMs: [3, 2 ** 31 - 1, "how long a task outlives a silent server, in ms"],
 } as const;
 
-/** The task options as given, or a TypeError naming the one that cannot work and what would. */
-export function checkTaskOptions(options: TaskOptions): TaskOptions {
+/** Throws a TypeError naming a task option that cannot work and what would. */
+export function checkTaskOptions(options: TaskOptions): void {
   for (const [name, [min, max, what]] of Object.entries(TASK_OPTION_BOUNDS)) {
     const value = (options as Record<string, unknown>)[name];
     if (value === undefined) continue;
@@ -111,7 +111,6 @@ export function checkTaskOptions(options: TaskOptions): TaskOptions {
       );
     }
   }
-  return options;
 }
 
 /** Runs a tools/call as a task: the handler in the background, its end written to the store. */
@@ -136,8 +135,8 @@ export class TaskRunner {
   #heartbeat: NodeJS.Timeout | undefined;
   #lastPrune = 0;
 
+  /** `options` as checked by checkTaskOptions (the protocol core checks them at start). */
   constructor(options: TaskOptions) {
-    checkTaskOptions(options);
     this.#store = options.store ?? new MemoryTaskStore();
     this.#ttlMs = options.ttlMs ?? 60 * 60 * 1000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 500;

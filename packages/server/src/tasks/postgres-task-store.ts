@@ -1,5 +1,5 @@
 import { type ChangeTask, changeRead, DatabaseTaskStore } from "./database-task-store.js";
-import { expiresAt, isExpired, isTerminal, type TaskRecord } from "./task-record.js";
+import { isExpired, isTerminal, type TaskRecord, taskRow } from "./task-record.js";
 import { TooManyTasksError } from "./task-store.js";
 
 /** What of a PostgreSQL connection (a `pg` pool client) this store uses. */
@@ -64,14 +64,7 @@ export class PostgresTaskStore extends DatabaseTaskStore {
   }
 
   async create(task: TaskRecord, maxLive?: number): Promise<void> {
-    const values = [
-      task.taskId,
-      task.owner,
-      task.status,
-      expiresAt(task) ?? null,
-      task.leaseUntil ?? null,
-      JSON.stringify(task),
-    ];
+    const values = taskRow(task);
     if (maxLive === undefined) {
       await this.#pool.query(INSERT_SQL, values);
       return;

@@ -1,5 +1,13 @@
 import { type ChangeTask, changeRead, DatabaseTaskStore } from "./database-task-store.js";
-import { applyChange, expiresAt, isLive, isTerminal, type TaskChange, type TaskRecord } from "./task-record.js";
+import {
+  applyChange,
+  isLive,
+  isTerminal,
+  type TaskChange,
+  type TaskRecord,
+  type TaskRow,
+  taskRow,
+} from "./task-record.js";
 
 /** A group write of fewer tasks than this waits one more turn of the event loop for others. */
 const GROUP_WAITS_BELOW = 32;
@@ -15,7 +23,6 @@ interface Unwritten {
 type Statement = ReturnType<TaskSqlite["prepare"]>;
 
 /** A task as inserted: id, owner, status, expires_at, lease_until, its JSON. */
-type Row = [string, string, string, number | null, number | null, string];
 
 /** The part of an SQLite connection (`openSqlite` of @toolshed/storage, either driver) this store uses. */
 export interface TaskSqlite {
@@ -80,7 +87,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
   readonly #prune: Statement;
   readonly #changeOne: { immediate(...args: unknown[]): unknown };
   readonly #changeEach: { immediate(...args: unknown[]): unknown };
-  readonly #insertMany: { immediate(rows: Row[]): void };
+  readonly #insertMany: { immediate(rows: TaskRow[]): void };
   /** Tasks waiting for the next group write, with how to settle each caller. */
   #pending: Unwritten[] = [];
   #scheduled = false;
@@ -99,9 +106,9 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     this.#insert = db.prepare(
       "INSERT INTO toolshed_tasks (task_id, owner, status, expires_at, lease_until, data) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    this.#insertMany = db.transaction((rows: Row[]) => {
+    this.#insertMany = db.transaction((rows: TaskRow[]) => {
       for (const row of rows) this.#insert.run(...row);
-    }) as unknown as { immediate(rows: Row[]): void };
+    }) as unknown as { immediate(rows: TaskRow[]): void };
     this.#select = db.prepare("SELECT data, expires_at FROM toolshed_tasks WHERE task_id = ?");
     this.#selectMany = db.prepare(
       "SELECT data FROM toolshed_tasks WHERE owner = ? AND task_id IN (SELECT value FROM json_each(?)) AND (expires_at IS NULL OR expires_at > ?)",
@@ -192,22 +199,15 @@ export class SqliteTaskStore extends DatabaseTaskStore {
     this.#pending = [];
     this.#unwritten = new Map();
     if (batch.length === 0) return;
-    const rows: Row[] = batch.map(({ task }) => [
-      task.taskId,
-      task.owner,
-      task.status,
-      expiresAt(task) ?? null,
-      task.leaseUntil ?? null,
-      JSON.stringify(task),
-    ]);
+    const rows = batch.map(({ task }) => taskRow(task));
     // A quick task ends before its group write: its first get needs no read.
-    const kept = (task: TaskRecord, row: Row) => this.ended(task, row[5].length, row[3] ?? undefined);
+    const kept = (task: TaskRecord, row: TaskRow) => this.ended(task, row[5].length, row[3] ?? undefined);
     try {
       this.#insertMany.immediate(rows);
     } catch {
       // One bad row (or a busy file) fails the group: each is tried alone, so that only its own caller fails.
       batch.forEach(({ task, done, failed }, i) => {
-        const row = rows[i] as Row;
+        const row = rows[i] as TaskRow;
         try {
           this.#insert.run(...row);
           kept(task, row);
@@ -223,7 +223,7 @@ export class SqliteTaskStore extends DatabaseTaskStore {
       // Counts read before this write go on without another read: its live tasks are added.
       const counted = this.#counted.get(task.owner);
       if (counted !== undefined && isLive(task, this.#countedAt)) this.#counted.set(task.owner, counted + 1);
-      kept(task, rows[i] as Row);
+      kept(task, rows[i] as TaskRow);
       done();
     });
   }

@@ -132,6 +132,14 @@ export function expiresAt(task: Pick<TaskRecord, "createdAt" | "ttlMs">): number
   return parsedMs + task.ttlMs;
 }
 
+/** A new task as a table row: task_id, owner, status, expires_at, lease_until, data (its JSON). */
+export type TaskRow = [string, string, string, number | null, number | null, string];
+
+/** The row both database stores insert for a new task. */
+export function taskRow(task: TaskRecord): TaskRow {
+  return [task.taskId, task.owner, task.status, expiresAt(task) ?? null, task.leaseUntil ?? null, JSON.stringify(task)];
+}
+
 export function isExpired(task: Pick<TaskRecord, "createdAt" | "ttlMs">, now: number): boolean {
   const end = expiresAt(task);
   return end !== undefined && now >= end;
