@@ -671,3 +671,64 @@ describe("bounded hints (issue 58.1)", () => {
     });
   });
 });
+
+describe("long lists (issue 58.1: a refused call costs a few ms of CPU per KB)", () => {
+  const item = z.union([z.object({ a: z.string().describe("A") }), z.object({ c: z.number().describe("C") })]);
+
+  it("list the first 20 failing items of a long list, say where checking stopped, and skip the items that pass", () => {
+    const schema = z.object({ items: z.array(item).describe("Items") });
+    const items = Array.from({ length: 5000 }, (_, i) => (i % 2 === 0 ? { a: "ok" } : {}));
+    const result = parseArguments(schema, { items });
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    expect(result.issues).toHaveLength(21);
+    expect(result.issues.slice(0, 20).map((issue) => issue.path)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `items[${2 * i + 1}]`),
+    );
+    expect(result.issues[0]?.message).toBe("does not match any allowed form; closest: a: is required (a string)");
+    expect(result.issues[20]).toEqual({
+      path: "",
+      message: "… and perhaps more problems (checking stopped at item 40 of the 5000 in items); fix these first",
+    });
+  });
+
+  it("phrase a required property sent as null inside a long list's item at its full path", () => {
+    const schema = z.object({ items: z.array(z.object({ a: z.string().describe("A") })).describe("Items") });
+    const items = Array.from({ length: 300 }, () => ({ a: null }));
+    const result = parseArguments(schema, { items });
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    expect(result.issues[0]).toEqual({ path: "items[0].a", message: "is required and must be a string (got null)" });
+  });
+
+  it("leave a long list with few failures to the whole parse, its own refinement included", () => {
+    const schema = z.object({
+      items: z
+        .array(item)
+        .refine((list) => list.length % 2 === 0, "must hold an even number of items")
+        .describe("Items"),
+    });
+    const items: unknown[] = Array.from({ length: 301 }, () => ({ c: 1 }));
+    expect(parseArguments(schema, { items })).toEqual({
+      success: false,
+      issues: [{ path: "items", message: "must hold an even number of items" }],
+    });
+    items[7] = { c: "x" };
+    const result = parseArguments(schema, { items });
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    expect(result.issues.map((issue) => issue.path)).toEqual(["items[7]"]);
+  });
+
+  it("refuse a long list over its maximum by its length, and take a valid long list", () => {
+    const bounded = z.object({ items: z.array(item).max(50).describe("Items") });
+    const result = parseArguments(bounded, { items: Array.from({ length: 5000 }, () => ({})) });
+    expect(result).toEqual({
+      success: false,
+      issues: [{ path: "items", message: "must have at most 50 items (got 5000)" }],
+    });
+    const open = z.object({ items: z.array(item).describe("Items") });
+    const valid = parseArguments(open, { items: Array.from({ length: 5000 }, (_, i) => ({ c: i })) });
+    expect(valid.success && valid.data.items[4999]).toEqual({ c: 4999 });
+  });
+});

@@ -38,6 +38,34 @@ interface KeyScan {
   more: number;
   /** Paths of required properties that were sent as null (their hint says they are required). */
   requiredNulls: Set<string> | undefined;
+  /** Lists longer than LONG_LIST with no bound of their own, outermost only (see longListIssues). */
+  longLists?: LongList[];
+  /** Set while inside a recorded long list: its items' own lists are checked with it. */
+  inLongList?: boolean;
+}
+
+interface LongList {
+  path: PropertyKey[];
+  element: z.ZodType;
+  items: unknown[];
+}
+
+/**
+ * A list longer than this, with no maximum below its length, has its items checked one by one
+ * before the whole parse, stopping at the first few that fail: a refused call then costs what the
+ * items before them cost, not a failed parse of every item (Zod builds each union branch's
+ * problems for every item, about 9 µs each).
+ */
+const LONG_LIST = 100;
+
+function maxLength(def: Def): number | undefined {
+  const checks = (def.checks ?? []) as { _zod?: { def?: { check?: string; maximum?: number } } }[];
+  let max: number | undefined;
+  for (const check of checks) {
+    const d = check._zod?.def;
+    if (d?.check === "max_length" && typeof d.maximum === "number") max = Math.min(max ?? d.maximum, d.maximum);
+  }
+  return max;
 }
 
 /**
@@ -109,6 +137,8 @@ function scanKeys(schema: z.ZodType, value: unknown, path: PropertyKey[], scan: 
   }
   if (!def) return value;
   if (def.type === "array" && Array.isArray(value)) {
+    const long = !scan.inLongList && value.length > LONG_LIST && !(value.length > (maxLength(def) ?? Infinity));
+    if (long) scan.inLongList = true;
     let out = value;
     for (const [i, item] of value.entries()) {
       if (typeof item !== "object" || item === null) continue;
@@ -116,6 +146,11 @@ function scanKeys(schema: z.ZodType, value: unknown, path: PropertyKey[], scan: 
       if (next === item) continue;
       if (out === value) out = [...value];
       out[i] = next;
+    }
+    if (long) {
+      scan.inLongList = false;
+      scan.longLists ??= [];
+      scan.longLists.push({ path, element: def.element as z.ZodType, items: out });
     }
     return out;
   }
@@ -283,6 +318,11 @@ function validate<S extends z.ZodType>(schema: S, args: unknown): ParseResult<z.
   const scan: KeyScan = { issues: [], more: 0, requiredNulls: undefined };
   const value = scanKeys(schema, args, [], scan, MAX_LISTED_ISSUES);
   malformedText(value, [], scan, MAX_LISTED_ISSUES);
+  const errorMap = scan.requiredNulls ? requiredNullMap(scan.requiredNulls) : hintErrorMap;
+  if (scan.longLists) {
+    const early = longListIssues(scan.longLists, errorMap);
+    if (early) return failed([...scan.issues, ...early.issues], scan.more, early.stopped);
+  }
   if (scan.issues.length === 0 && scan.requiredNulls === undefined) {
     // Zod leaves its fast path when a parse is given any options (1-2 µs a call), and the hint
     // map only phrases failures: arguments that pass are parsed once without it, and only
@@ -290,13 +330,40 @@ function validate<S extends z.ZodType>(schema: S, args: unknown): ParseResult<z.
     const quick = schema.safeParse(value);
     if (quick.success) return { success: true, data: quick.data };
   }
-  const errorMap = scan.requiredNulls ? requiredNullMap(scan.requiredNulls) : hintErrorMap;
   const parsed = schema.safeParse(value, { error: errorMap });
   if (parsed.success && scan.issues.length === 0) return { success: true, data: parsed.data };
   // Only the issues that can be listed are phrased; failed() counts the rest.
   const zodIssues = parsed.success ? [] : parsed.error.issues;
   const listed = toValidationIssues(zodIssues, MAX_LISTED_ISSUES);
   return failed([...scan.issues, ...listed], scan.more + zodIssues.length - listed.length);
+}
+
+/**
+ * The first failing items of long lists (see LONG_LIST), each parsed alone, or undefined when
+ * every item passes (the whole parse then runs as usual). Items are checked without the hint map
+ * (Zod's fast path) and only the failing ones again with it, their problems at the list's path.
+ */
+function longListIssues(
+  lists: LongList[],
+  errorMap: (issue: z.core.$ZodRawIssue) => string,
+): { issues: ValidationIssue[]; stopped: string } | undefined {
+  const issues: z.core.$ZodIssue[] = [];
+  for (const { path, element, items } of lists) {
+    for (let i = 0; i < items.length; i++) {
+      if (element.safeParse(items[i]).success) continue;
+      const at = [...path, i];
+      const map = (issue: z.core.$ZodRawIssue) => errorMap({ ...issue, path: [...at, ...(issue.path ?? [])] });
+      const parsed = element.safeParse(items[i], { error: map });
+      if (parsed.success) continue;
+      for (const issue of parsed.error.issues) issues.push({ ...issue, path: [...at, ...issue.path] });
+      if (issues.length >= MAX_LISTED_ISSUES) {
+        const stopped = `checking stopped at item ${i + 1} of the ${items.length} in ${formatPath(path) || "the arguments"}`;
+        return { issues: toValidationIssues(issues, MAX_LISTED_ISSUES), stopped };
+      }
+    }
+  }
+  // Fewer failures than can be listed: the whole parse phrases them, with any list-level problems.
+  return undefined;
 }
 
 /** Problems with text no store keeps intact (see malformedText), at most `limit` listed; `more` counts the rest. */
@@ -319,11 +386,24 @@ function clipped(issue: ValidationIssue): ValidationIssue {
   return { ...issue, path: clip(issue.path, MAX_PATH), message: clip(issue.message, MAX_MESSAGE) };
 }
 
-/** A failed parse listing at most MAX_LISTED_ISSUES problems, the rest counted in a last line. */
-export function failed(all: ValidationIssue[], more = 0): { success: false; issues: ValidationIssue[] } {
+/**
+ * A failed parse listing at most MAX_LISTED_ISSUES problems, the rest counted in a last line;
+ * `stopped` says where checking stopped when the rest were not looked for.
+ */
+export function failed(
+  all: ValidationIssue[],
+  more = 0,
+  stopped?: string,
+): { success: false; issues: ValidationIssue[] } {
   const hidden = more + Math.max(0, all.length - MAX_LISTED_ISSUES);
   const issues = all.slice(0, MAX_LISTED_ISSUES).map(clipped);
-  if (hidden > 0)
+  if (stopped !== undefined) {
+    const counted =
+      hidden > 0
+        ? `${hidden} more problem${hidden === 1 ? "" : "s"} and perhaps others (${stopped})`
+        : `perhaps more problems (${stopped})`;
+    issues.push({ path: "", message: `… and ${counted}; fix these first` });
+  } else if (hidden > 0)
     issues.push({ path: "", message: `… and ${hidden} more problem${hidden === 1 ? "" : "s"}; fix these first` });
   return { success: false, issues };
 }
