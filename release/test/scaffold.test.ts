@@ -94,7 +94,7 @@ it("create-toolshed-pack from its tarball writes a pack whose own npm test and n
 
   const tested = run("npm", ["test"], project);
   expect(tested.status, tested.output).toBe(0);
-  expect(tested.output).toMatch(/Test Files {2}4 passed \(4\)/);
+  expect(tested.output).toMatch(/Test Files {2}5 passed \(5\)/);
   // The first run writes the contract snapshot the README says to commit.
   const snapshot = JSON.parse(readFileSync(join(project, "contract.snapshot.json"), "utf8"));
   expect(snapshot.tools.map((tool: { name: string }) => tool.name)).toEqual(["my_get_item", "my_add_item"]);
@@ -111,9 +111,9 @@ it("create-toolshed-pack from its tarball writes a pack whose own npm test and n
   // The built package works as its users import it.
   writeFileSync(
     join(project, "use.mjs"),
-    `import { myPack, SqliteMyStore } from "my-pack";
+    `import { myPack, SqliteMyStore, toolshedPack } from "my-pack";
 const pack = myPack({ store: SqliteMyStore.open(":memory:"), closeStore: true });
-console.log(JSON.stringify({ name: pack.name, tools: pack.tools.map((t) => t.name), prompts: pack.prompts.map((p) => p.name) }));
+console.log(JSON.stringify({ name: pack.name, tools: pack.tools.map((t) => t.name), prompts: pack.prompts.map((p) => p.name), descriptor: [toolshedPack.kind, toolshedPack.name, toolshedPack.version] }));
 await pack.close();
 `,
   );
@@ -123,6 +123,7 @@ await pack.close();
     name: "my",
     tools: ["my_get_item", "my_add_item"],
     prompts: ["my_review_item"],
+    descriptor: ["packDescriptor", "my", "0.1.0"],
   });
   expect(existsSync(join(project, "node_modules", "@toolshed", "testing", "dist", "index.js"))).toBe(true);
 });

@@ -12,6 +12,7 @@ describe("parseHttpArgs", () => {
       port: 3000,
       db: "/home/u/.toolshed/toolshed.db",
       packs: ["notes", "tickets", "crm"],
+      packsGiven: false,
       readOnly: false,
       strictArguments: false,
       demo: false,

@@ -6,6 +6,7 @@ import { HttpConfigError } from "@toolshed/http";
 import {
   PACK_NAMES,
   PackConfigError,
+  type PackEntry,
   type PackName,
   parsePackList,
   parseSqliteDriver,
@@ -22,7 +23,9 @@ export const LOG_LEVELS: readonly LogLevelName[] = ["fatal", "error", "warn", "i
 
 /** What `toolshed-http` was asked to do, with every default filled in. */
 export interface HttpServerConfig {
-  command: "serve" | "help" | "version";
+  command: "serve" | "help" | "version" | "check-config";
+  /** The config file given with --config (or TOOLSHED_CONFIG). */
+  configFile?: string;
   host: string;
   port: number;
   /** SQLite file (created with its folders) or `:memory:`; unused with a database URL. */
@@ -39,7 +42,10 @@ export interface HttpServerConfig {
   redisPrefix?: string;
   /** TOOLSHED_STATE_SECRET: the HMAC key of 2026-07-28 requestState, shared by instances. */
   stateSecret?: string;
-  packs: PackName[];
+  /** Built-in pack names from --packs, or the packs a config file names. */
+  packs: (PackName | PackEntry)[];
+  /** Whether --packs or TOOLSHED_PACKS chose the packs (they win over a config file's). */
+  packsGiven: boolean;
   readOnly: boolean;
   /** Refuse arguments that only lax coercion would take ("5" for 5, "accountId" for account_id). */
   strictArguments: boolean;
@@ -304,6 +310,13 @@ export const HTTP_FLAGS = {
     value: "PORT",
     help: "serve /metrics on this port instead (implies --metrics)",
   },
+  config: {
+    type: "string",
+    env: "TOOLSHED_CONFIG",
+    value: "FILE",
+    help: "config file: packs by name, settings (default ./toolshed.config.json if it exists)",
+  },
+  "check-config": { type: "boolean", help: "check the config and print what would be served, then exit" },
   help: { type: "boolean", short: "h", help: "show this help" },
   version: { type: "boolean", help: "show the version" },
 } as const;
@@ -351,11 +364,12 @@ export function parseHttpArgs(
     throw new HttpConfigError(`bad log level "${level}"; choose from ${LOG_LEVELS.join(", ")}`);
   }
   const config: HttpServerConfig = {
-    command: values.help ? "help" : values.version ? "version" : "serve",
+    command: values.help ? "help" : values.version ? "version" : values["check-config"] ? "check-config" : "serve",
     host,
     port: parseCount("--port", get("port") ?? "3000", 0, 65_535),
     db: expandHome(db, home),
     packs: packsOf(get("packs")),
+    packsGiven: get("packs") !== undefined,
     readOnly: on("read-only"),
     strictArguments: on("strict-arguments"),
     demo: on("demo"),
@@ -380,6 +394,7 @@ export function parseHttpArgs(
     config.metrics = true;
   }
   const optional = {
+    configFile: get("config"),
     tokensFile: get("tokens-file"),
     tokens: env.TOOLSHED_TOKENS?.trim() || undefined,
     jwksUrl: get("jwks-url"),

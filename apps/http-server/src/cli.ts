@@ -1,4 +1,12 @@
 import { HttpConfigError } from "@toolshed/http";
+import {
+  ConfigFileError,
+  configFlagOf,
+  describeConfig,
+  findConfigFile,
+  type LoadedConfig,
+  loadConfigFile,
+} from "@toolshed/packs";
 import { BIN_NAME, parseHttpArgs, usageText } from "./args.js";
 import { startHttpServer } from "./serve.js";
 import { VERSION } from "./version.js";
@@ -9,13 +17,33 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
+/** The config file (--config, TOOLSHED_CONFIG or ./toolshed.config.json), read and checked; none for --help. */
+async function readConfig(argv: readonly string[]): Promise<LoadedConfig | undefined> {
+  if (argv.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")) return undefined;
+  try {
+    const file = await findConfigFile(configFlagOf(argv) ?? (process.env.TOOLSHED_CONFIG?.trim() || undefined));
+    return file === undefined ? undefined : await loadConfigFile(file, process.env);
+  } catch (error) {
+    if (error instanceof ConfigFileError) fail(error.message, 2);
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const loaded = await readConfig(argv);
   let config: ReturnType<typeof parseHttpArgs>;
   try {
-    config = parseHttpArgs(process.argv.slice(2), process.env);
+    // A flag wins over its variable, and both over the file's setting.
+    config = parseHttpArgs(argv, { ...loaded?.env, ...process.env });
   } catch (error) {
     if (error instanceof HttpConfigError) fail(error.message, 2);
     throw error;
+  }
+  if (!config.packsGiven && loaded?.packs !== undefined) config.packs = loaded.packs;
+  if (config.command === "check-config") {
+    process.stdout.write(await describeConfig(loaded, config.packs));
+    return;
   }
   if (config.command === "help") {
     process.stdout.write(usageText(VERSION));

@@ -42,6 +42,7 @@ export async function startServer(
 export function runCli(
   args: string[],
   env: Record<string, string> = {},
+  cwd?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   ensureBuilt();
   return new Promise((resolve) => {
@@ -49,6 +50,7 @@ export function runCli(
       spawn(process.execPath, [CLI, ...args], {
         env: { PATH: process.env.PATH ?? "", HOME: tempDir("http").dir, ...env },
         stdio: ["ignore", "pipe", "pipe"],
+        ...(cwd === undefined ? {} : { cwd }),
       }),
     );
     let stdout = "";

@@ -41,6 +41,7 @@ describe("parseStdioArgs", () => {
       command: "serve",
       db: "/home/someone/.toolshed/toolshed.db",
       packs: ["notes", "tickets", "crm"],
+      packsGiven: false,
       readOnly: false,
       strictArguments: false,
       demo: false,
@@ -77,6 +78,7 @@ describe("parseStdioArgs", () => {
       command: "serve",
       db: "/data/t.db",
       packs: ["notes", "crm"],
+      packsGiven: true,
       readOnly: true,
       strictArguments: true,
       demo: true,
@@ -101,6 +103,7 @@ describe("parseStdioArgs", () => {
       command: "serve",
       db: "/env/t.db",
       packs: ["crm"],
+      packsGiven: true,
       readOnly: true,
       strictArguments: true,
       demo: true,
@@ -151,7 +154,7 @@ describe("parseStdioArgs", () => {
 
   it("usage errors say what was wrong and what would work", () => {
     const flags =
-      "--db, --database-url, --sqlite-driver, --packs, --read-only, --strict-arguments, --demo, --log-level, --help, --version";
+      "--db, --database-url, --sqlite-driver, --packs, --read-only, --strict-arguments, --demo, --log-level, --config, --check-config, --help, --version";
     expect(usageError(["--nope"])).toBe(`unknown option --nope; the flags are ${flags}`);
     expect(usageError(["-x"])).toBe(`unknown option -x; the flags are ${flags}`);
     expect(usageError(["--packs"])).toBe("--packs needs a value, as in --packs LIST");

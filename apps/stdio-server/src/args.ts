@@ -6,6 +6,7 @@ import {
   checkDatabaseUrl,
   PACK_NAMES,
   PackConfigError,
+  type PackEntry,
   type PackName,
   parsePackList,
   parseSqliteDriver,
@@ -20,7 +21,7 @@ export const BIN_NAME = "toolshed-stdio";
 export const LOG_LEVELS: readonly LogLevelName[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** What `toolshed-stdio` was asked to do. */
-export type StdioCommand = "serve" | "help" | "version";
+export type StdioCommand = "serve" | "help" | "version" | "check-config";
 
 export interface StdioConfig {
   command: StdioCommand;
@@ -30,7 +31,12 @@ export interface StdioConfig {
   databaseUrl?: string;
   /** Which SQLite driver opens the file; unset is `auto` (node:sqlite on Node 22.16 or later, else better-sqlite3). */
   sqliteDriver?: SqliteDriverChoice;
-  packs: PackName[];
+  /** Built-in pack names from --packs, or the packs a config file names. */
+  packs: (PackName | PackEntry)[];
+  /** Whether --packs or TOOLSHED_PACKS chose the packs (they win over a config file's). */
+  packsGiven: boolean;
+  /** The config file given with --config (or TOOLSHED_CONFIG). */
+  configFile?: string;
   readOnly: boolean;
   /** Refuse arguments that only lax coercion would take ("5" for 5, "accountId" for account_id). */
   strictArguments: boolean;
@@ -67,6 +73,13 @@ export const STDIO_FLAGS = {
   },
   demo: { type: "boolean", env: "TOOLSHED_DEMO", help: "seed demo data into empty stores" },
   "log-level": { type: "string", env: "TOOLSHED_LOG_LEVEL", value: "LEVEL", help: LOG_LEVELS.join("|") },
+  config: {
+    type: "string",
+    env: "TOOLSHED_CONFIG",
+    value: "FILE",
+    help: "config file: packs by name, settings (default ./toolshed.config.json if it exists)",
+  },
+  "check-config": { type: "boolean", help: "check the config and print what would be served, then exit" },
   help: { type: "boolean", short: "h", help: "show this help" },
   version: { type: "boolean", help: "show the version" },
 } as const;
@@ -95,13 +108,19 @@ export function parseStdioArgs(
     const value = env[name]?.trim();
     return value === "" ? undefined : value;
   };
-  const command: StdioCommand = values.help ? "help" : values.version ? "version" : "serve";
+  const command: StdioCommand = values.help
+    ? "help"
+    : values.version
+      ? "version"
+      : values["check-config"]
+        ? "check-config"
+        : "serve";
 
   const db = values.db ?? fromEnv("TOOLSHED_DB") ?? join(home, ".toolshed", "toolshed.db");
   if (db.trim() === "") throw new StdioUsageError("--db needs a file path, such as ~/.toolshed/toolshed.db");
 
   const packsText = values.packs ?? fromEnv("TOOLSHED_PACKS");
-  let packs: PackName[];
+  let packs: (PackName | PackEntry)[];
   try {
     packs = packsText === undefined ? [...PACK_NAMES] : parsePackList(packsText);
   } catch (error) {
@@ -133,6 +152,8 @@ export function parseStdioArgs(
     throw error;
   }
 
+  const configFile = values.config ?? fromEnv("TOOLSHED_CONFIG");
+
   const openTelemetry = openTelemetryRequested(env);
   if (openTelemetry) {
     const problem = openTelemetryProblem(env, { stdio: true });
@@ -145,6 +166,8 @@ export function parseStdioArgs(
     ...(databaseUrl === undefined ? {} : { databaseUrl }),
     ...(sqliteDriver === undefined ? {} : { sqliteDriver }),
     packs,
+    packsGiven: packsText !== undefined,
+    ...(configFile === undefined ? {} : { configFile }),
     readOnly: values["read-only"] ?? envFlag(env, "TOOLSHED_READ_ONLY"),
     strictArguments: values["strict-arguments"] ?? envFlag(env, "TOOLSHED_STRICT_ARGUMENTS"),
     demo: values.demo ?? envFlag(env, "TOOLSHED_DEMO"),

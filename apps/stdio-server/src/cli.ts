@@ -1,4 +1,12 @@
 #!/usr/bin/env node
+import {
+  ConfigFileError,
+  configFlagOf,
+  describeConfig,
+  findConfigFile,
+  type LoadedConfig,
+  loadConfigFile,
+} from "@toolshed/packs";
 import { BIN_NAME, parseStdioArgs, StdioUsageError, usageText } from "./args.js";
 import { type RunningStdioServer, runStdioServer } from "./run.js";
 import { packageVersion } from "./version.js";
@@ -26,13 +34,38 @@ async function exit(code: number): Promise<never> {
   process.exit(code);
 }
 
+/** The config file (--config, TOOLSHED_CONFIG or ./toolshed.config.json), read and checked; none for --help. */
+async function readConfig(argv: readonly string[]): Promise<LoadedConfig | undefined> {
+  if (argv.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")) return undefined;
+  try {
+    const file = await findConfigFile(configFlagOf(argv) ?? (process.env.TOOLSHED_CONFIG?.trim() || undefined));
+    return file === undefined ? undefined : await loadConfigFile(file, process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    // --check-config prints the problems one per line; serving keeps stderr to one line.
+    if (argv.includes("--check-config")) {
+      process.stderr.write(`${BIN_NAME}: ${error.message}\n`);
+      process.exit(2);
+    }
+    fail(2, error.message);
+  }
+}
+
 async function main(): Promise<never> {
+  const argv = process.argv.slice(2);
+  const loaded = await readConfig(argv);
   let config: ReturnType<typeof parseStdioArgs>;
   try {
-    config = parseStdioArgs(process.argv.slice(2), process.env);
+    // A flag wins over its variable, and both over the file's setting.
+    config = parseStdioArgs(argv, { ...loaded?.env, ...process.env });
   } catch (error) {
     if (error instanceof StdioUsageError) fail(2, error.message);
     throw error;
+  }
+  if (!config.packsGiven && loaded?.packs !== undefined) config.packs = loaded.packs;
+  if (config.command === "check-config") {
+    process.stdout.write(await describeConfig(loaded, config.packs));
+    return exit(0);
   }
   if (config.command === "help") {
     process.stdout.write(usageText(packageVersion()));

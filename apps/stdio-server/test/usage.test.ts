@@ -5,7 +5,7 @@ import { cleanEnv, cleanup, runCli, tempDir } from "./helpers.js";
 afterEach(cleanup);
 
 const FLAGS =
-  "--db, --database-url, --sqlite-driver, --packs, --read-only, --strict-arguments, --demo, --log-level, --help, --version";
+  "--db, --database-url, --sqlite-driver, --packs, --read-only, --strict-arguments, --demo, --log-level, --config, --check-config, --help, --version";
 
 /** Exit 2, nothing on stdout, exactly one line on stderr, and no stack trace. */
 async function expectUsageError(args: string[], line: string | RegExp, env?: Record<string, string>) {

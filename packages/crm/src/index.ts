@@ -35,3 +35,4 @@ export type {
   TierUpdate,
 } from "./store.js";
 export { TIERS } from "./store.js";
+export { toolshedPack } from "./toolshed-pack.js";

@@ -21,3 +21,4 @@ export type {
   NoteSummary,
   NotesStore,
 } from "./store.js";
+export { toolshedPack } from "./toolshed-pack.js";

@@ -3,7 +3,8 @@ import type { SqliteDatabase, SqliteDriver, SqliteDriverChoice } from "@toolshed
 import type { PgPool } from "@toolshed/storage/postgres";
 import { checkDatabaseUrl } from "./database-url.js";
 import { openSqlitePacks } from "./open-sqlite.js";
-import { PACK_NAMES, type PackName } from "./pack-names.js";
+import { BUILT_IN_PACKS, checkedOptions, type PackEntry } from "./pack-entry.js";
+import { PACK_NAMES, PackConfigError, type PackName } from "./pack-names.js";
 import type { Readiness } from "./readiness.js";
 import type { OpenedStores } from "./stores.js";
 
@@ -16,10 +17,14 @@ export interface OpenPacksOptions {
   databaseSchema?: string;
   /** PostgreSQL connections in this process (default 10). */
   poolMax?: number;
-  packs?: readonly PackName[];
+  /**
+   * The packs to open, in order: a built-in pack's name, or any pack's descriptor with the name
+   * it is served under and its options (default: the three built-in packs).
+   */
+  packs?: readonly (PackName | PackEntry)[];
   /** Seed demo data into stores that are empty of it (idempotent, also across instances). */
   demo?: boolean;
-  /** How long one CRM store call may take, in ms (default 5000). */
+  /** How long one CRM store call may take, in ms (default 5000); the built-in crm pack's `timeoutMs`. */
   crmTimeoutMs?: number;
   /**
    * Open the database without writing to it: SQLite read-only (no WAL switch, no migrations), on
@@ -39,7 +44,8 @@ export interface OpenPacksOptions {
 
 export interface OpenedPacks {
   packs: Pack[];
-  names: PackName[];
+  /** The names the packs are served under, in order. */
+  names: string[];
   /** Which database the stores use. */
   database: "sqlite" | "postgres";
   /** The SQLite driver in use (undefined on PostgreSQL). */
@@ -75,10 +81,10 @@ export interface OpenedPacks {
  * says what would work. Stores close with `close()`, not with a server.
  */
 export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks> {
-  const names = [...(options.packs ?? PACK_NAMES)];
+  const entries = packEntries(options);
+  const names = entries.map((entry) => entry.name);
   const common = {
     ...(options.demo === undefined ? {} : { demo: options.demo }),
-    ...(options.crmTimeoutMs === undefined ? {} : { crmTimeoutMs: options.crmTimeoutMs }),
     ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
     ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
   };
@@ -89,7 +95,7 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
   if (options.databaseUrl !== undefined) {
     checkDatabaseUrl(options.databaseUrl);
     const { openPostgresPacks } = await import("./open-postgres.js");
-    const postgres = await openPostgresPacks(options.databaseUrl, names, {
+    const postgres = await openPostgresPacks(options.databaseUrl, entries, {
       ...common,
       ...(options.databaseSchema === undefined ? {} : { schema: options.databaseSchema }),
       ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }),
@@ -97,7 +103,7 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
     stores = postgres;
     tasksPostgres = postgres.tasksPostgres;
   } else {
-    const sqlite = await openSqlitePacks(options.db ?? ":memory:", names, {
+    const sqlite = await openSqlitePacks(options.db ?? ":memory:", entries, {
       ...common,
       ...(options.sqliteDriver === undefined ? {} : { sqliteDriver: options.sqliteDriver }),
     });
@@ -139,4 +145,30 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
       await stores.close();
     },
   };
+}
+
+/** The packs to open, each with its options checked; a name served twice is refused. */
+function packEntries(options: OpenPacksOptions): PackEntry[] {
+  const entries: PackEntry[] = [];
+  const seen = new Set<string>();
+  for (const choice of options.packs ?? PACK_NAMES) {
+    const entry: PackEntry =
+      typeof choice === "string"
+        ? {
+            name: choice,
+            descriptor: BUILT_IN_PACKS[choice],
+            options: choice === "crm" && options.crmTimeoutMs !== undefined ? { timeoutMs: options.crmTimeoutMs } : {},
+          }
+        : choice;
+    if (seen.has(entry.name)) throw new PackConfigError(`pack "${entry.name}" is given twice; serve each pack once`);
+    const stores = entry.descriptor.stores;
+    if (options.databaseUrl !== undefined && stores !== undefined && stores.postgres === undefined) {
+      throw new PackConfigError(
+        `pack "${entry.name}" keeps its data only on SQLite; serve it without --database-url, on a SQLite file (--db)`,
+      );
+    }
+    seen.add(entry.name);
+    entries.push({ ...entry, options: checkedOptions(entry) });
+  }
+  return entries;
 }

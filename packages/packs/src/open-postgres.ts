@@ -1,11 +1,8 @@
-import { crmPack, seedDemo as seedCrm } from "@toolshed/crm";
-import { notesPack, seedDemo as seedNotes } from "@toolshed/notes";
-import type { Pack } from "@toolshed/schema";
+import type { Pack, PackStore, PostgresPackStore } from "@toolshed/schema";
 import type { PgPool } from "@toolshed/storage/postgres";
-import { seedDemo as seedTickets, ticketsPack } from "@toolshed/tickets";
 import { explainDatabaseError } from "./database-errors.js";
 import { DatabaseConnectError, redactDatabaseUrl } from "./database-url.js";
-import type { PackName } from "./pack-names.js";
+import { type PackEntry, postgresStoreOf } from "./pack-entry.js";
 import type { OpenedStores } from "./stores.js";
 
 export interface PostgresPacksOptions {
@@ -14,7 +11,6 @@ export interface PostgresPacksOptions {
   /** Connections in this process's pool (default 10). */
   poolMax?: number;
   demo?: boolean;
-  crmTimeoutMs?: number;
   /** Check the tables instead of migrating them (they must be current); create no schema. */
   readOnly?: boolean;
   idempotencyRetentionMs?: number;
@@ -27,7 +23,7 @@ export interface PostgresPacksOptions {
  */
 export async function openPostgresPacks(
   url: string,
-  names: readonly PackName[],
+  entries: readonly PackEntry[],
   options: PostgresPacksOptions,
 ): Promise<OpenedStores & { tasksPostgres?: PgPool }> {
   const { checkPgSchemas, createPgPool, pgIdentifier } = await import("@toolshed/storage/postgres");
@@ -56,7 +52,7 @@ export async function openPostgresPacks(
         `cannot connect to PostgreSQL at ${redactDatabaseUrl(url)} (${(error as Error).message}); check --database-url and that the server is running`,
       );
     }
-    const { schemas, open } = await storeOpeners(names);
+    const { schemas, open } = await storeOpeners(entries);
     // Every pack's tables are checked before any store writes (or a schema is created).
     await checkPgSchemas(pool, schemas, { database, readonly: readOnly && !demo });
     if (!readOnly || demo) {
@@ -97,12 +93,10 @@ export async function openPostgresPacks(
 
 type Opener = (pool: PgPool, closers: Array<() => Promise<void>>, options: PostgresPacksOptions) => Promise<Pack[]>;
 
-/** The chosen packs' store classes (loaded only now), their tables, and how to open them on a pool. */
-async function storeOpeners(names: readonly PackName[]) {
-  const { PostgresNotesStore } = await import("@toolshed/notes/postgres");
-  const { PostgresTicketsStore } = await import("@toolshed/tickets/postgres");
-  const { PostgresCrmStore } = await import("@toolshed/crm/postgres");
-  const classes = { notes: PostgresNotesStore, tickets: PostgresTicketsStore, crm: PostgresCrmStore };
+/** The chosen packs' store kinds (loaded only now), their tables, and how to open them on a pool. */
+async function storeOpeners(entries: readonly PackEntry[]) {
+  const opening: { entry: PackEntry; kind: PostgresPackStore<PackStore> | undefined }[] = [];
+  for (const entry of entries) opening.push({ entry, kind: await postgresStoreOf(entry) });
   const open: Opener = async (pool, closers, options) => {
     const storeOptions = {
       readonly: options.readOnly ?? false,
@@ -111,25 +105,21 @@ async function storeOpeners(names: readonly PackName[]) {
         : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
     };
     const packs: Pack[] = [];
-    for (const name of names) {
-      if (name === "notes") {
-        const store = await PostgresNotesStore.open({ pool }, storeOptions);
-        closers.push(() => store.close());
-        if (options.demo) await seedNotes(store);
-        packs.push(notesPack({ store }));
-      } else if (name === "tickets") {
-        const store = await PostgresTicketsStore.open({ pool }, storeOptions);
-        closers.push(() => store.close());
-        if (options.demo) await seedTickets(store);
-        packs.push(ticketsPack({ store }));
-      } else {
-        const store = await PostgresCrmStore.open({ pool }, storeOptions);
-        closers.push(() => store.close());
-        if (options.demo) await seedCrm(store);
-        packs.push(crmPack({ store, timeoutMs: options.crmTimeoutMs }));
+    for (const { entry, kind } of opening) {
+      const { descriptor } = entry;
+      const packOptions = entry.options ?? {};
+      if (kind === undefined) {
+        packs.push(descriptor.pack({ store: undefined as never, options: packOptions }));
+        continue;
       }
+      const store = await kind.open(pool, storeOptions);
+      closers.push(async () => {
+        await store.close();
+      });
+      if (options.demo) await descriptor.seedDemo?.(store);
+      packs.push(descriptor.pack({ store, options: packOptions }));
     }
     return packs;
   };
-  return { schemas: names.map((name) => classes[name].schema), open };
+  return { schemas: opening.flatMap(({ kind }) => (kind === undefined ? [] : [kind.schema])), open };
 }

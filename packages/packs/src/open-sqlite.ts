@@ -1,7 +1,5 @@
 import { resolve } from "node:path";
-import { crmPack, SqliteCrmStore, seedDemo as seedCrm } from "@toolshed/crm";
-import { notesPack, SqliteNotesStore, seedDemo as seedNotes } from "@toolshed/notes";
-import type { Pack } from "@toolshed/schema";
+import type { Pack, PackStore, SqlitePackStore } from "@toolshed/schema";
 import {
   checkSqliteSchemas,
   openSqlite,
@@ -9,16 +7,14 @@ import {
   type SqliteDriver,
   type SqliteDriverChoice,
 } from "@toolshed/storage";
-import { SqliteTicketsStore, seedDemo as seedTickets, ticketsPack } from "@toolshed/tickets";
 import { explainDatabaseError } from "./database-errors.js";
-import type { PackName } from "./pack-names.js";
+import { type PackEntry, sqliteStoreOf } from "./pack-entry.js";
 import { WriteFailures } from "./readiness.js";
 import { resolveSqliteDriver } from "./sqlite-driver.js";
 import type { OpenedStores } from "./stores.js";
 
 export interface SqlitePacksOptions {
   demo?: boolean;
-  crmTimeoutMs?: number;
   /** Open the file read-only: nothing written, tables must be current (`:memory:` stays writable). */
   readOnly?: boolean;
   idempotencyRetentionMs?: number;
@@ -26,34 +22,32 @@ export interface SqlitePacksOptions {
   sqliteDriver?: SqliteDriverChoice;
 }
 
-const SCHEMAS = {
-  notes: SqliteNotesStore.schema,
-  tickets: SqliteTicketsStore.schema,
-  crm: SqliteCrmStore.schema,
-} as const;
+type Opening = { entry: PackEntry; kind: SqlitePackStore<PackStore> | undefined };
 
-/** The chosen packs on one SQLite file (or `:memory:`), with a read-only probe connection. */
+/** The chosen packs (their options checked) on one SQLite file (or `:memory:`), with a read-only probe connection. */
 export async function openSqlitePacks(
   db: string,
-  names: readonly PackName[],
+  entries: readonly PackEntry[],
   options: SqlitePacksOptions,
 ): Promise<OpenedStores & { sqliteDriver: SqliteDriver; tasksDatabase?: SqliteDatabase }> {
   const readonly = (options.readOnly ?? false) && db !== ":memory:";
   const demo = options.demo ?? false;
   const driver = resolveSqliteDriver(options.sqliteDriver);
   const using = { ...options, sqliteDriver: driver };
+  const opening: Opening[] = [];
+  for (const entry of entries) opening.push({ entry, kind: await sqliteStoreOf(entry) });
   try {
     // Every pack's tables are checked before any store writes to the file.
     checkSqliteSchemas(
       db,
-      names.map((name) => SCHEMAS[name]),
+      opening.flatMap(({ kind }) => (kind === undefined ? [] : [kind.schema])),
       { readonly: readonly && !demo, driver },
     );
     if (readonly && demo) {
       // --demo writes its data first; then the file is served read-only.
-      await (await openStores(db, names, { ...using, readOnly: false })).close();
+      await (await openStores(db, opening, { ...using, readOnly: false })).close();
     }
-    const stores = await openStores(db, names, { ...using, readOnly: readonly, demo: demo && !readonly });
+    const stores = await openStores(db, opening, { ...using, readOnly: readonly, demo: demo && !readonly });
     return { ...stores, sqliteDriver: driver };
   } catch (error) {
     const database = db === ":memory:" ? db : resolve(db);
@@ -63,7 +57,7 @@ export async function openSqlitePacks(
 
 async function openStores(
   db: string,
-  names: readonly PackName[],
+  opening: readonly Opening[],
   options: SqlitePacksOptions,
 ): Promise<OpenedStores & { tasksDatabase?: SqliteDatabase }> {
   const closers: Array<() => Promise<void>> = [];
@@ -81,23 +75,20 @@ async function openStores(
   const watched = <T extends object>(store: T): T => failures?.watch(store) ?? store;
   let tasksDatabase: SqliteDatabase | undefined;
   try {
-    for (const name of names) {
-      if (name === "notes") {
-        const store = SqliteNotesStore.open(db, storeOptions);
-        closers.push(() => store.close());
-        if (options.demo) await seedNotes(store);
-        packs.push(notesPack({ store: watched(store) }));
-      } else if (name === "tickets") {
-        const store = SqliteTicketsStore.open(db, storeOptions);
-        closers.push(() => store.close());
-        if (options.demo) await seedTickets(store);
-        packs.push(ticketsPack({ store: watched(store) }));
-      } else {
-        const store = SqliteCrmStore.open(db, storeOptions);
-        closers.push(() => store.close());
-        if (options.demo) await seedCrm(store);
-        packs.push(crmPack({ store: watched(store), timeoutMs: options.crmTimeoutMs }));
+    for (const { entry, kind } of opening) {
+      const { descriptor } = entry;
+      const packOptions = entry.options ?? {};
+      if (kind === undefined) {
+        packs.push(descriptor.pack({ store: undefined as never, options: packOptions }));
+        continue;
       }
+      // The driver was picked by openSqlitePacks: never `auto` here.
+      const store = await kind.open(db, storeOptions as typeof storeOptions & { driver?: SqliteDriver });
+      closers.push(async () => {
+        await store.close();
+      });
+      if (options.demo) await descriptor.seedDemo?.(store);
+      packs.push(descriptor.pack({ store: watched(store), options: packOptions }));
     }
     // The tasks extension's table, on a connection of its own (it also makes the file with no pack).
     if (!options.readOnly) {

@@ -6,6 +6,7 @@
  * becomes public API. Use named exports, not wildcards. What the Toolshed runtime and tooling
  * need beyond it lives in `@toolshed/schema/internal`, which may change in any release.
  */
+
 export { type ParseOptions, type ParseResult, parseArguments } from "./arguments.js";
 export type { CacheHint } from "./cache.js";
 export type { Coercion, CoercionKind } from "./coerce.js";
@@ -37,6 +38,18 @@ export {
   type PackCacheHints,
   type PackConfig,
 } from "./pack.js";
+export {
+  type AnyPackDescriptor,
+  definePackDescriptor,
+  isPackDescriptor,
+  type PackDescriptor,
+  type PackDescriptorConfig,
+  type PackStore,
+  type PackStoreOptions,
+  type PackStoreSchema,
+  type PostgresPackStore,
+  type SqlitePackStore,
+} from "./pack-descriptor.js";
 export {
   definePrompt,
   type PromptArgumentListing,

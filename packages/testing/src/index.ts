@@ -54,3 +54,8 @@ export {
   valueFor,
 } from "./json-schema-arb.js";
 export { type ArgsCase, argsCases } from "./mutate-args.js";
+export {
+  type CheckPackDescriptorOptions,
+  checkPackDescriptor,
+  type PackDescriptorReport,
+} from "./pack-descriptor.js";

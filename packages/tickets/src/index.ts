@@ -36,3 +36,4 @@ export {
   ticketNotFoundError,
   ticketNumberTypos,
 } from "./ticket-id.js";
+export { toolshedPack } from "./toolshed-pack.js";

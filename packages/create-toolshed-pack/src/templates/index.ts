@@ -14,8 +14,9 @@ import {
   sqliteStoreTs,
   stdioExampleTs,
   storeTs,
+  toolshedPackTs,
 } from "./source.js";
-import { contractTestTs, fuzzTestTs, storeTestTs, toolsTestTs } from "./tests.js";
+import { contractTestTs, descriptorTestTs, fuzzTestTs, storeTestTs, toolsTestTs } from "./tests.js";
 
 export type { TemplateContext } from "./context.js";
 
@@ -29,6 +30,7 @@ export function packFiles(ctx: TemplateContext): Map<string, string> {
     ["vitest.config.ts", vitestConfig(ctx)],
     ["src/index.ts", indexTs(ctx)],
     ["src/pack.ts", packTs(ctx)],
+    ["src/toolshed-pack.ts", toolshedPackTs(ctx)],
     ["src/store.ts", storeTs(ctx)],
     ["src/schemas.ts", schemasTs()],
     ["src/not-found.ts", notFoundTs(ctx)],
@@ -43,6 +45,7 @@ export function packFiles(ctx: TemplateContext): Map<string, string> {
     ["test/store.test.ts", storeTestTs(ctx)],
     ["test/fuzz.test.ts", fuzzTestTs(ctx)],
     ["test/contract.test.ts", contractTestTs(ctx)],
+    ["test/descriptor.test.ts", descriptorTestTs()],
   ]);
   if (ctx.mode === "standalone") files.set(".gitignore", gitignore());
   return files;

@@ -24,6 +24,36 @@ export { ITEM_LIMITS } from "./schemas.js";
 export { ${prefix}_MIGRATION_SCOPE, ${prefix}_SQLITE_MIGRATIONS } from "./sqlite/migrations.js";
 export { Sqlite${pascal}Store, type Sqlite${pascal}StoreOptions } from "./sqlite/store.js";
 export type { ${storeTypes(ctx)} } from "./store.js";
+export { toolshedPack } from "./toolshed-pack.js";
+`;
+}
+
+/** The pack's entry point, which Toolshed servers read from a config file. */
+export function toolshedPackTs(ctx: TemplateContext): string {
+  const { camel, pascal, pack, packageName } = ctx.names;
+  return `import { createRequire } from "node:module";
+import { definePackDescriptor } from "@toolshed/schema";
+import { ${camel}Pack } from "./pack.js";
+import { Sqlite${pascal}Store } from "./sqlite/store.js";
+import type { ${pascal}Store } from "./store.js";
+
+// package.json sits one folder up from both src/ and dist/, and is always published.
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+
+/**
+ * The pack's entry point: a Toolshed server opens its store and mounts it from a config file
+ * (\`"packs": { "${packageName}": {} }\` in toolshed.config.json), with no server code. Add options
+ * (a Zod object, every property described) and a PostgreSQL store here as the pack grows.
+ */
+export const toolshedPack = definePackDescriptor<${pascal}Store>({
+  name: ${JSON.stringify(pack)},
+  version,
+  description: "Items: add one and read it back, with an item resource and a review prompt",
+  stores: {
+    sqlite: () => ({ schema: Sqlite${pascal}Store.schema, open: (path, options) => Sqlite${pascal}Store.open(path, options) }),
+  },
+  pack: ({ store }) => ${camel}Pack({ store }),
+});
 `;
 }
 
@@ -288,7 +318,7 @@ export function sqliteStoreTs(ctx: TemplateContext): string {
   const table = `${snake}_items`;
   const prefix = constantPrefix(ctx);
   const types = storeTypes(ctx);
-  return `import { openSqliteStore, type SqliteDatabase } from "@toolshed/storage";
+  return `import { openSqliteStore, type SqliteDatabase, type SqliteDriverChoice } from "@toolshed/storage";
 import type { ${types} } from "../store.js";
 import { ${prefix}_MIGRATION_SCOPE, ${prefix}_SQLITE_MIGRATIONS } from "./migrations.js";
 
@@ -299,6 +329,8 @@ export interface Sqlite${pascal}StoreOptions {
   now?: () => Date;
   /** Open an existing file without writing to it (no migrations; its tables must be current). */
   readonly?: boolean;
+  /** Which SQLite driver opens the file (default \`auto\`: node:sqlite on Node 22.16 or later, else better-sqlite3). */
+  driver?: SqliteDriverChoice;
 }
 
 const MAX_LIMIT = 100;
@@ -328,6 +360,7 @@ export class Sqlite${pascal}Store implements ${pascal}Store {
       schema: Sqlite${pascal}Store.schema,
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
       readonly: options.readonly ?? false,
+      ...(options.driver === undefined ? {} : { driver: options.driver }),
     });
     return new Sqlite${pascal}Store(db, options.now ?? (() => new Date()));
   }

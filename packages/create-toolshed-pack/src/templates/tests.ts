@@ -114,6 +114,21 @@ it("keeps the contract for generated arguments", { timeout: 120_000 }, async () 
 `;
 }
 
+export function descriptorTestTs(): string {
+  return `import { checkPackDescriptor } from "@toolshed/testing";
+import { expect, it } from "vitest";
+import { toolshedPack } from "../src/index.js";
+
+// What a Toolshed server does with the pack's entry point: opens its store twice on one file
+// (migrations run once) and lists its tools over a real MCP client.
+it("has an entry point a server can open and mount", async () => {
+  const report = await checkPackDescriptor(toolshedPack);
+  expect(report.stores).toEqual(["sqlite"]);
+  expect(report.tools.length).toBeGreaterThan(0);
+});
+`;
+}
+
 export function contractTestTs(ctx: TemplateContext): string {
   const { camel, pascal } = ctx.names;
   return `import { fileURLToPath } from "node:url";

@@ -1,0 +1,57 @@
+import { toolshedPack as crm } from "@toolshed/crm";
+import { toolshedPack as notes } from "@toolshed/notes";
+import {
+  type AnyPackDescriptor,
+  type PackStore,
+  type PostgresPackStore,
+  parseArguments,
+  type SqlitePackStore,
+} from "@toolshed/schema";
+import { toolshedPack as tickets } from "@toolshed/tickets";
+import { PackConfigError, type PackName } from "./pack-names.js";
+
+/** A pack to open: its descriptor, the name it is served under and its options. */
+export interface PackEntry {
+  /** The name it is served under (a config file's key; the descriptor's name by default). */
+  name: string;
+  descriptor: AnyPackDescriptor;
+  /** Its options, checked against the descriptor's (default none). */
+  options?: Record<string, unknown>;
+}
+
+/** The built-in packs' descriptors, by name. */
+export const BUILT_IN_PACKS: Readonly<Record<PackName, AnyPackDescriptor>> = Object.freeze({ notes, tickets, crm });
+
+/** An entry's options checked against its descriptor's schema; a problem names each option and what works. */
+export function checkedOptions(entry: PackEntry): Record<string, unknown> {
+  const parsed = parseArguments(entry.descriptor.options as never, entry.options ?? {});
+  if (parsed.success) return parsed.data as Record<string, unknown>;
+  const problems = parsed.issues.map((issue) =>
+    issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`,
+  );
+  throw new PackConfigError(`pack "${entry.name}" options: ${problems.join("; ")}`);
+}
+
+/** The pack's SQLite store kind, undefined for a pack with no store; one kept only on PostgreSQL is refused. */
+export async function sqliteStoreOf(entry: PackEntry): Promise<SqlitePackStore<PackStore> | undefined> {
+  const stores = entry.descriptor.stores;
+  if (stores?.sqlite === undefined) {
+    if (stores?.postgres === undefined) return undefined;
+    throw new PackConfigError(
+      `pack "${entry.name}" keeps its data only on PostgreSQL; give it a PostgreSQL database (--database-url postgres://…)`,
+    );
+  }
+  return await stores.sqlite();
+}
+
+/** The pack's PostgreSQL store kind, undefined for a pack with no store; one kept only on SQLite is refused. */
+export async function postgresStoreOf(entry: PackEntry): Promise<PostgresPackStore<PackStore> | undefined> {
+  const stores = entry.descriptor.stores;
+  if (stores?.postgres === undefined) {
+    if (stores?.sqlite === undefined) return undefined;
+    throw new PackConfigError(
+      `pack "${entry.name}" keeps its data only on SQLite; give it a SQLite file instead of a PostgreSQL database`,
+    );
+  }
+  return await stores.postgres();
+}
