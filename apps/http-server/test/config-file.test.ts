@@ -56,6 +56,39 @@ describe("toolshed.config.json", () => {
     await client.close();
   });
 
+  it("reshaped tools keep access control: a pack's scopes hide it from a token without them, over HTTP", async () => {
+    const { dir, file } = team({
+      packs: {
+        "@toolshed/notes": { prefix: "kb_", scopes: ["kb"], tools: { delete_note: { hide: true } } },
+        "weather-pack": { tools: { get_forecast: { name: "forecast", arguments: { city: { maxLength: 10 } } } } },
+      },
+      server: { tokensFile: "tokens.txt" },
+    });
+    writeFileSync(
+      join(dir, "tokens.txt"),
+      "full-token-0123456789 tools:read tools:write kb\nplain-token-0123456789 tools:read tools:write\n",
+    );
+    const server = await startServer(["--config", file]);
+    const full = await connect(server.url, { token: "full-token-0123456789" });
+    expect((await full.client.listTools()).tools.map((t) => t.name)).toEqual([
+      "kb_get_note",
+      "kb_search_notes",
+      "kb_list_notes",
+      "kb_create_note",
+      "kb_update_note",
+      "forecast",
+    ]);
+    const plain = await connect(server.url, { token: "plain-token-0123456789" });
+    expect((await plain.client.listTools()).tools.map((t) => t.name)).toEqual(["forecast"]);
+    const long = await plain.client.callTool({ name: "forecast", arguments: { city: "Llanfairpwllgwyngyll" } });
+    expect(long.isError).toBe(true);
+    expect(long.content).toEqual([
+      { type: "text", text: "Invalid arguments for tool forecast:\ncity: must be at most 10 characters (got 20)" },
+    ]);
+    await full.client.close();
+    await plain.client.close();
+  });
+
   it("a flag and a TOOLSHED_* variable win over the file", async () => {
     const { file } = team({ packs: { "weather-pack": {} }, server: { readOnly: true } });
     // --packs replaces the file's packs; TOOLSHED_READ_ONLY=0 turns the file's readOnly off.

@@ -1,9 +1,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type AnyPackDescriptor, isPackDescriptor, parseArguments } from "@toolshed/schema";
+import { type AnyPackDescriptor, isPackDescriptor, type PackChange, parseArguments } from "@toolshed/schema";
 import { z } from "zod";
-import { BUILT_IN_PACKS, checkedOptions, type PackEntry } from "./pack-entry.js";
+import { redactDatabaseUrl } from "./database-url.js";
+import { BUILT_IN_PACKS, buildPack, checkedOptions, type PackDatabase, type PackEntry } from "./pack-entry.js";
 import { PACK_NAMES, PackConfigError, type PackName } from "./pack-names.js";
 
 /** The file both servers read when it exists and no --config is given. */
@@ -279,11 +280,59 @@ const BUILT_IN_PACKAGES: Record<string, keyof typeof BUILT_IN_PACKS> = {
   "@toolshed/crm": "crm",
 };
 
+const bound = (what: string) => z.number().optional().describe(`${what}; narrower than the tool's own`);
+const argumentChangeSchema = z.object({
+  description: z.string().min(1).optional().describe("What the model reads about the argument instead"),
+  value: z
+    .unknown()
+    .optional()
+    .describe("A value it always has: it leaves the published schema and a call that sends it is refused"),
+  minimum: bound("Smallest number"),
+  maximum: bound("Largest number"),
+  minLength: bound("Fewest characters"),
+  maxLength: bound("Most characters"),
+  minItems: bound("Fewest items"),
+  maxItems: bound("Most items"),
+});
+const toolChangeSchema = z.object({
+  hide: z.boolean().optional().describe("Leave the tool out: it is in no list, hint or metric"),
+  name: z.string().min(1).optional().describe("Its new name (before the pack's prefix)"),
+  title: z.string().min(1).optional().describe("Its new title"),
+  description: z.string().min(1).optional().describe("What the model reads about the tool instead"),
+  arguments: z
+    .record(z.string(), argumentChangeSchema)
+    .optional()
+    .describe("Changes to its top-level arguments, by name"),
+});
 const packEntrySchema = z.object({
   options: z
     .record(z.string(), z.unknown())
     .optional()
     .describe("The pack's options, as its descriptor's JSON Schema says (optionsJsonSchema)"),
+  database: z.string().min(1).optional().describe(
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the file's syntax
+    "A database of its own: a SQLite file (relative to this file's folder) or a PostgreSQL URL (postgres://…; ${VAR} keeps the password out). Default: the server's database, shared by the other packs",
+  ),
+  databaseSchema: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/)
+    .optional()
+    .describe("With a PostgreSQL database: the schema its tables go in (created when missing)"),
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/)
+    .optional()
+    .describe("Put before every tool's name, such as kb_ (get_note becomes kb_get_note)"),
+  scopes: z
+    .array(z.string())
+    .optional()
+    .describe("OAuth scopes a caller's token needs for everything in the pack, on top of its own"),
+  tools: z
+    .record(z.string(), toolChangeSchema)
+    .optional()
+    .describe(
+      "Tools to hide, rename or re-describe, with arguments to re-describe, fix or narrow; by their names in the pack",
+    ),
 });
 
 function settingSchema(kind: SettingKind, help: string): z.ZodType {
@@ -371,7 +420,10 @@ export async function loadConfigFile(path: string, env: Env = process.env): Prom
   let config: z.output<typeof configFileSchema>;
   if (parsed.success) config = parsed.data as z.output<typeof configFileSchema>;
   else {
-    for (const issue of parsed.issues) problems.push({ path: issue.path, message: inFileTerms(issue.message) });
+    const keys = Object.keys(packsPart(expanded) ?? {}).sort((a, b) => b.length - a.length);
+    for (const issue of parsed.issues) {
+      problems.push({ path: withPackKey(issue.path, keys), message: inFileTerms(issue.message) });
+    }
     // The packs are still loaded and checked when their part is sound, so every problem is listed at once.
     const packs = packsPart(expanded);
     if (packs === undefined) throw new ConfigFileError(file, problems);
@@ -401,7 +453,25 @@ export async function loadConfigFile(path: string, env: Env = process.env): Prom
       served.set(name, at);
       try {
         const options = checkedOptions({ name, descriptor: loaded.descriptor, options: entry.options ?? {} });
-        packs.push({ name, descriptor: loaded.descriptor, options });
+        const change = changeOf(entry);
+        const database = databaseOf(entry, folder);
+        if (typeof database === "string") {
+          problems.push({ path: `${at}.databaseSchema`, message: database });
+          continue;
+        }
+        const packEntry: PackEntry = {
+          name,
+          descriptor: loaded.descriptor,
+          options,
+          ...(change ? { change } : {}),
+          ...(database ? { database } : {}),
+        };
+        const reshapeProblem = change ? await checkChange(packEntry) : undefined;
+        if (reshapeProblem !== undefined) {
+          problems.push({ path: `${at}${reshapeProblem.path}`, message: reshapeProblem.message });
+          continue;
+        }
+        packs.push(packEntry);
         sources[key] = loaded.source;
       } catch (error) {
         // checkedOptions says `pack "x" options: a: …; b: …`: one problem per option, at its path.
@@ -440,21 +510,73 @@ export async function loadConfigFile(path: string, env: Env = process.env): Prom
   return { file, ...(packs === undefined ? {} : { packs }), sources, env: settingsEnv, settings };
 }
 
+type EntryConfig = z.output<typeof packEntrySchema>;
+
+/** An entry's own database, undefined for the shared one, or a problem. */
+function databaseOf(entry: EntryConfig, folder: string): PackDatabase | string | undefined {
+  const value = entry.database;
+  if (value === undefined) {
+    return entry.databaseSchema === undefined ? undefined : "needs a PostgreSQL database in database";
+  }
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    return {
+      databaseUrl: value,
+      ...(entry.databaseSchema === undefined ? {} : { databaseSchema: entry.databaseSchema }),
+    };
+  }
+  if (entry.databaseSchema !== undefined) return "applies to a PostgreSQL database; SQLite has no schemas";
+  return { db: value === ":memory:" || isAbsolute(value) ? value : resolvePath(folder, value) };
+}
+
+/** The reshaping an entry asks for, or undefined when it asks for none. */
+function changeOf(entry: EntryConfig): PackChange | undefined {
+  if (entry.prefix === undefined && entry.scopes === undefined && entry.tools === undefined) return undefined;
+  return {
+    ...(entry.prefix === undefined ? {} : { prefix: entry.prefix }),
+    ...(entry.scopes === undefined ? {} : { scopes: entry.scopes }),
+    ...(entry.tools === undefined ? {} : { tools: entry.tools as PackChange["tools"] }),
+  };
+}
+
+/**
+ * Builds the pack once on an in-memory database (or with no store) and reshapes it, so a change
+ * naming no tool or widening a bound is found before anything starts. A pack kept only on
+ * PostgreSQL is checked when it is opened.
+ */
+async function checkChange(entry: PackEntry): Promise<ConfigProblem | undefined> {
+  const stores = entry.descriptor.stores;
+  if (stores !== undefined && stores.sqlite === undefined) return undefined;
+  const kind = stores?.sqlite === undefined ? undefined : await stores.sqlite();
+  const store = kind === undefined ? undefined : await kind.open(":memory:", { readonly: false });
+  try {
+    buildPack(entry, store);
+    return undefined;
+  } catch (error) {
+    const text = (error as Error).message.replace(/^pack "[^"]*": /, "");
+    // "tools.get_notes names no tool…", "tools.x.arguments.limit.maximum 100 would widen…": the path leads.
+    const lead = /^(tools\.\S+) (.*)$/s.exec(text);
+    return lead ? { path: `.${lead[1]}`, message: lead[2] ?? text } : { path: "", message: text };
+  } finally {
+    await store?.close();
+  }
+}
+
 /** The file's packs when they are a record of objects, else undefined. */
-function packsPart(value: unknown): Record<string, { options?: Record<string, unknown> }> | undefined {
+function packsPart(value: unknown): Record<string, EntryConfig> | undefined {
   const packs = (value as { packs?: unknown } | null)?.packs;
   if (typeof packs !== "object" || packs === null || Array.isArray(packs)) return undefined;
-  const out: Record<string, { options?: Record<string, unknown> }> = {};
+  const out: Record<string, EntryConfig> = {};
   for (const [key, entry] of Object.entries(packs)) {
     if (typeof entry !== "object" || entry === null || Array.isArray(entry)) continue;
+    // An entry that is sound keeps its transforms; one that is not is checked by its options alone.
+    const sound = packEntrySchema.safeParse(entry);
     const options = (entry as { options?: unknown }).options;
-    const sound = typeof options === "object" && options !== null && !Array.isArray(options);
-    Object.defineProperty(out, key, {
-      value: sound ? { options: options as Record<string, unknown> } : {},
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const kept: EntryConfig = sound.success
+      ? sound.data
+      : typeof options === "object" && options !== null && !Array.isArray(options)
+        ? { options: options as Record<string, unknown> }
+        : {};
+    Object.defineProperty(out, key, { value: kept, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -476,6 +598,17 @@ export async function findConfigFile(
 // Zod's hints speak of a tool's arguments; here they are a file's keys and settings.
 function inFileTerms(message: string): string {
   return message.replace(/\barguments?\b/g, (word) => (word.endsWith("s") ? "keys" : "key"));
+}
+
+/** A hint's path with the pack's key written as the file's other paths write it (`packs["@toolshed/crm"]`). */
+function withPackKey(path: string, keys: readonly string[]): string {
+  for (const key of keys) {
+    const head = `packs.${key}`;
+    if (path === head || path.startsWith(`${head}.`) || path.startsWith(`${head}[`)) {
+      return `packs${jsonKey(key)}${path.slice(head.length)}`;
+    }
+  }
+  return path;
 }
 
 function jsonKey(key: string): string {
@@ -628,6 +761,14 @@ export async function describeConfig(
     lines.push(`  ${entry.name} ${entry.descriptor.version}: ${entry.descriptor.description}`);
     lines.push(`    from ${sourceOf(entry)}`);
     if (Object.keys(entry.options ?? {}).length > 0) lines.push(`    options ${JSON.stringify(entry.options)}`);
+    if (entry.database !== undefined) {
+      const { db, databaseUrl, databaseSchema } = entry.database;
+      const where =
+        databaseUrl === undefined
+          ? db
+          : `${redactDatabaseUrl(databaseUrl)}${databaseSchema ? ` schema ${databaseSchema}` : ""}`;
+      lines.push(`    database ${where} (its own)`);
+    }
     lines.push(`    tools: ${tools}`);
   }
   if (loaded !== undefined && loaded.settings.length > 0) {
@@ -643,7 +784,9 @@ async function toolNamesOf(entry: PackEntry): Promise<string> {
   const { openPacks } = await import("./open-packs.js");
   let opened: Awaited<ReturnType<typeof openPacks>> | undefined;
   try {
-    opened = await openPacks({ db: ":memory:", packs: [entry] });
+    // On an in-memory database: checking the file never touches the pack's own.
+    const { database: _own, ...inMemory } = entry;
+    opened = await openPacks({ db: ":memory:", packs: [inMemory] });
     const names = opened.packs.flatMap((pack) => pack.tools.map((tool) => tool.name));
     return names.length === 0 ? "none" : names.join(", ");
   } catch (error) {

@@ -22,7 +22,7 @@ export {
 } from "./config-file.js";
 export { checkDatabaseUrl, DatabaseConnectError, redactDatabaseUrl } from "./database-url.js";
 export { type OpenedPacks, type OpenPacksOptions, openPacks } from "./open-packs.js";
-export { BUILT_IN_PACKS, type PackEntry } from "./pack-entry.js";
+export { BUILT_IN_PACKS, type PackDatabase, type PackEntry } from "./pack-entry.js";
 export { PACK_NAMES, PackConfigError, type PackName, parsePackList } from "./pack-names.js";
 export type { DatabaseCondition, Readiness } from "./readiness.js";
 export { parseSqliteDriver, SQLITE_DRIVER_CHOICES } from "./sqlite-driver.js";

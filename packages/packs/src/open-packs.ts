@@ -1,9 +1,10 @@
+import { resolve } from "node:path";
 import type { Pack } from "@toolshed/schema";
 import type { SqliteDatabase, SqliteDriver, SqliteDriverChoice } from "@toolshed/storage";
 import type { PgPool } from "@toolshed/storage/postgres";
-import { checkDatabaseUrl } from "./database-url.js";
+import { checkDatabaseUrl, redactDatabaseUrl } from "./database-url.js";
 import { openSqlitePacks } from "./open-sqlite.js";
-import { BUILT_IN_PACKS, checkedOptions, type PackEntry } from "./pack-entry.js";
+import { BUILT_IN_PACKS, checkedOptions, type PackDatabase, type PackEntry } from "./pack-entry.js";
 import { PACK_NAMES, PackConfigError, type PackName } from "./pack-names.js";
 import type { Readiness } from "./readiness.js";
 import type { OpenedStores } from "./stores.js";
@@ -88,53 +89,69 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
     ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
     ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
   };
-  let stores: OpenedStores;
-  let sqliteDriver: SqliteDriver | undefined;
-  let tasksDatabase: SqliteDatabase | undefined;
-  let tasksPostgres: PgPool | undefined;
-  if (options.databaseUrl !== undefined) {
-    checkDatabaseUrl(options.databaseUrl);
-    const { openPostgresPacks } = await import("./open-postgres.js");
-    const postgres = await openPostgresPacks(options.databaseUrl, entries, {
-      ...common,
-      ...(options.databaseSchema === undefined ? {} : { schema: options.databaseSchema }),
-      ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }),
-    });
-    stores = postgres;
-    tasksPostgres = postgres.tasksPostgres;
-  } else {
-    const sqlite = await openSqlitePacks(options.db ?? ":memory:", entries, {
-      ...common,
-      ...(options.sqliteDriver === undefined ? {} : { sqliteDriver: options.sqliteDriver }),
-    });
-    stores = sqlite;
-    sqliteDriver = sqlite.sqliteDriver;
-    tasksDatabase = sqlite.tasksDatabase;
+  const main: Target =
+    options.databaseUrl !== undefined
+      ? {
+          databaseUrl: options.databaseUrl,
+          ...(options.databaseSchema === undefined ? {} : { databaseSchema: options.databaseSchema }),
+        }
+      : { db: options.db ?? ":memory:" };
+  // Packs with a database of their own are opened on it; the rest, and the tasks, on the main one.
+  const groups = new Map<string, { target: Target; entries: PackEntry[] }>([
+    [targetKey(main), { target: main, entries: [] }],
+  ]);
+  for (const entry of entries) {
+    const target = entry.database ?? main;
+    const key = targetKey(target);
+    const group = groups.get(key) ?? { target, entries: [] };
+    group.entries.push(entry);
+    groups.set(key, group);
+  }
+  const opened: OpenedGroup[] = [];
+  try {
+    for (const group of groups.values()) {
+      opened.push(await openGroup(group.target, group.entries, { ...common, tasks: group.target === main }, options));
+    }
+  } catch (error) {
+    for (const group of opened) await group.stores.close().catch(() => {});
+    throw error;
+  }
+  const first = opened[0] as OpenedGroup;
+  const byEntry = new Map<PackEntry, Pack>();
+  for (const [i, group] of [...groups.values()].entries()) {
+    for (const [k, entry] of group.entries.entries()) byEntry.set(entry, opened[i]?.stores.packs[k] as Pack);
   }
   let closed = false;
   const readiness = async (): Promise<Readiness> => {
     if (closed) return { ready: false, reason: "the server is closing its database" };
-    try {
-      await stores.ping();
-    } catch {
-      const reason = options.databaseUrl === undefined ? "cannot read the database file" : "cannot reach the database";
-      return { ready: false, database: "unreachable", reason };
+    let busy: Readiness | undefined;
+    for (const group of opened) {
+      const which = opened.length === 1 ? "" : ` (${group.label})`;
+      try {
+        await group.stores.ping();
+      } catch {
+        const reason =
+          group.target.databaseUrl === undefined ? "cannot read the database file" : "cannot reach the database";
+        return { ready: false, database: "unreachable", reason: `${reason}${which}` };
+      }
+      const cannotWrite = group.stores.cannotWrite?.();
+      if (cannotWrite !== undefined) {
+        const reason = `the database${which} cannot be written: ${cannotWrite}; tools that only read still work`;
+        return { ready: false, database: "cannot_write", reason };
+      }
+      const waiting = group.stores.busy?.();
+      if (waiting !== undefined && busy === undefined)
+        busy = { ready: true, database: "busy", reason: `${waiting}${which}` };
     }
-    const cannotWrite = stores.cannotWrite?.();
-    if (cannotWrite !== undefined) {
-      const reason = `the database cannot be written: ${cannotWrite}; tools that only read still work`;
-      return { ready: false, database: "cannot_write", reason };
-    }
-    const busy = stores.busy?.();
-    return busy === undefined ? { ready: true } : { ready: true, database: "busy", reason: busy };
+    return busy ?? { ready: true };
   };
   return {
-    packs: stores.packs,
+    packs: entries.map((entry) => byEntry.get(entry) as Pack),
     names,
     database: options.databaseUrl === undefined ? "sqlite" : "postgres",
-    ...(sqliteDriver === undefined ? {} : { sqliteDriver }),
-    ...(tasksDatabase === undefined ? {} : { tasksDatabase }),
-    ...(tasksPostgres === undefined ? {} : { tasksPostgres }),
+    ...(first.sqliteDriver === undefined ? {} : { sqliteDriver: first.sqliteDriver }),
+    ...(first.tasksDatabase === undefined ? {} : { tasksDatabase: first.tasksDatabase }),
+    ...(first.tasksPostgres === undefined ? {} : { tasksPostgres: first.tasksPostgres }),
     readiness,
     async ready() {
       return (await readiness()).ready;
@@ -142,8 +159,59 @@ export async function openPacks(options: OpenPacksOptions): Promise<OpenedPacks>
     async close() {
       if (closed) return;
       closed = true;
-      await stores.close();
+      for (const group of opened.reverse()) await group.stores.close();
     },
+  };
+}
+
+type Target = PackDatabase;
+
+interface OpenedGroup {
+  target: Target;
+  label: string;
+  stores: OpenedStores;
+  sqliteDriver?: SqliteDriver;
+  tasksDatabase?: SqliteDatabase;
+  tasksPostgres?: PgPool;
+}
+
+function targetKey(target: Target): string {
+  if (target.databaseUrl !== undefined) return `postgres ${target.databaseUrl} ${target.databaseSchema ?? ""}`;
+  return target.db === ":memory:" ? ":memory:" : `sqlite ${resolve(target.db)}`;
+}
+
+async function openGroup(
+  target: Target,
+  entries: readonly PackEntry[],
+  common: { demo?: boolean; readOnly?: boolean; idempotencyRetentionMs?: number; tasks: boolean },
+  options: OpenPacksOptions,
+): Promise<OpenedGroup> {
+  if (target.databaseUrl !== undefined) {
+    checkDatabaseUrl(target.databaseUrl);
+    const { openPostgresPacks } = await import("./open-postgres.js");
+    const postgres = await openPostgresPacks(target.databaseUrl, entries, {
+      ...common,
+      ...(target.databaseSchema === undefined ? {} : { schema: target.databaseSchema }),
+      ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }),
+    });
+    const label = `${redactDatabaseUrl(target.databaseUrl)}${target.databaseSchema === undefined ? "" : ` schema ${target.databaseSchema}`}`;
+    return {
+      target,
+      label,
+      stores: postgres,
+      ...(postgres.tasksPostgres === undefined ? {} : { tasksPostgres: postgres.tasksPostgres }),
+    };
+  }
+  const sqlite = await openSqlitePacks(target.db, entries, {
+    ...common,
+    ...(options.sqliteDriver === undefined ? {} : { sqliteDriver: options.sqliteDriver }),
+  });
+  return {
+    target,
+    label: target.db === ":memory:" ? target.db : resolve(target.db),
+    stores: sqlite,
+    sqliteDriver: sqlite.sqliteDriver,
+    ...(sqlite.tasksDatabase === undefined ? {} : { tasksDatabase: sqlite.tasksDatabase }),
   };
 }
 
@@ -162,7 +230,8 @@ function packEntries(options: OpenPacksOptions): PackEntry[] {
         : choice;
     if (seen.has(entry.name)) throw new PackConfigError(`pack "${entry.name}" is given twice; serve each pack once`);
     const stores = entry.descriptor.stores;
-    if (options.databaseUrl !== undefined && stores !== undefined && stores.postgres === undefined) {
+    const onPostgres = entry.database ? entry.database.databaseUrl !== undefined : options.databaseUrl !== undefined;
+    if (onPostgres && stores !== undefined && stores.postgres === undefined) {
       throw new PackConfigError(
         `pack "${entry.name}" keeps its data only on SQLite; serve it without --database-url, on a SQLite file (--db)`,
       );

@@ -2,7 +2,7 @@ import type { Pack, PackStore, PostgresPackStore } from "@toolshed/schema";
 import type { PgPool } from "@toolshed/storage/postgres";
 import { explainDatabaseError } from "./database-errors.js";
 import { DatabaseConnectError, redactDatabaseUrl } from "./database-url.js";
-import { type PackEntry, postgresStoreOf } from "./pack-entry.js";
+import { buildPack, type PackEntry, postgresStoreOf } from "./pack-entry.js";
 import type { OpenedStores } from "./stores.js";
 
 export interface PostgresPacksOptions {
@@ -14,6 +14,8 @@ export interface PostgresPacksOptions {
   /** Check the tables instead of migrating them (they must be current); create no schema. */
   readOnly?: boolean;
   idempotencyRetentionMs?: number;
+  /** Hand the pool out for the tasks extension's table (default true; one database keeps the tasks). */
+  tasks?: boolean;
 }
 
 /**
@@ -75,7 +77,7 @@ export async function openPostgresPacks(
   return {
     packs,
     // The tasks extension's table shares the stores' pool; a read-only database keeps no tasks.
-    ...(readOnly ? {} : { tasksPostgres: pool }),
+    ...(readOnly || options.tasks === false ? {} : { tasksPostgres: pool }),
     async ping() {
       await probe.query("SELECT 1");
     },
@@ -107,9 +109,8 @@ async function storeOpeners(entries: readonly PackEntry[]) {
     const packs: Pack[] = [];
     for (const { entry, kind } of opening) {
       const { descriptor } = entry;
-      const packOptions = entry.options ?? {};
       if (kind === undefined) {
-        packs.push(descriptor.pack({ store: undefined as never, options: packOptions }));
+        packs.push(buildPack(entry, undefined));
         continue;
       }
       const store = await kind.open(pool, storeOptions);
@@ -117,7 +118,7 @@ async function storeOpeners(entries: readonly PackEntry[]) {
         await store.close();
       });
       if (options.demo) await descriptor.seedDemo?.(store);
-      packs.push(descriptor.pack({ store, options: packOptions }));
+      packs.push(buildPack(entry, store));
     }
     return packs;
   };

@@ -8,7 +8,7 @@ import {
   type SqliteDriverChoice,
 } from "@toolshed/storage";
 import { explainDatabaseError } from "./database-errors.js";
-import { type PackEntry, sqliteStoreOf } from "./pack-entry.js";
+import { buildPack, type PackEntry, sqliteStoreOf } from "./pack-entry.js";
 import { WriteFailures } from "./readiness.js";
 import { resolveSqliteDriver } from "./sqlite-driver.js";
 import type { OpenedStores } from "./stores.js";
@@ -20,6 +20,8 @@ export interface SqlitePacksOptions {
   idempotencyRetentionMs?: number;
   /** Which SQLite driver opens the file (default `auto`). */
   sqliteDriver?: SqliteDriverChoice;
+  /** Open a connection for the tasks extension's table too (default true; one database keeps the tasks). */
+  tasks?: boolean;
 }
 
 type Opening = { entry: PackEntry; kind: SqlitePackStore<PackStore> | undefined };
@@ -77,9 +79,8 @@ async function openStores(
   try {
     for (const { entry, kind } of opening) {
       const { descriptor } = entry;
-      const packOptions = entry.options ?? {};
       if (kind === undefined) {
-        packs.push(descriptor.pack({ store: undefined as never, options: packOptions }));
+        packs.push(buildPack(entry, undefined));
         continue;
       }
       // The driver was picked by openSqlitePacks: never `auto` here.
@@ -88,10 +89,10 @@ async function openStores(
         await store.close();
       });
       if (options.demo) await descriptor.seedDemo?.(store);
-      packs.push(descriptor.pack({ store: watched(store), options: packOptions }));
+      packs.push(buildPack(entry, watched(store)));
     }
     // The tasks extension's table, on a connection of its own (it also makes the file with no pack).
-    if (!options.readOnly) {
+    if (!options.readOnly && options.tasks !== false) {
       tasksDatabase = openSqlite(db, options.sqliteDriver === undefined ? {} : { driver: options.sqliteDriver });
       const opened = tasksDatabase;
       closers.push(async () => {

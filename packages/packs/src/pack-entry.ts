@@ -2,13 +2,22 @@ import { toolshedPack as crm } from "@toolshed/crm";
 import { toolshedPack as notes } from "@toolshed/notes";
 import {
   type AnyPackDescriptor,
+  DefinitionError,
+  type Pack,
+  type PackChange,
   type PackStore,
   type PostgresPackStore,
   parseArguments,
+  reshapePack,
   type SqlitePackStore,
 } from "@toolshed/schema";
 import { toolshedPack as tickets } from "@toolshed/tickets";
 import { PackConfigError, type PackName } from "./pack-names.js";
+
+/** Where a pack keeps its data: a SQLite file (or `:memory:`), or a PostgreSQL URL with an optional schema. */
+export type PackDatabase =
+  | { db: string; databaseUrl?: undefined; databaseSchema?: undefined }
+  | { databaseUrl: string; databaseSchema?: string; db?: undefined };
 
 /** A pack to open: its descriptor, the name it is served under and its options. */
 export interface PackEntry {
@@ -17,6 +26,31 @@ export interface PackEntry {
   descriptor: AnyPackDescriptor;
   /** Its options, checked against the descriptor's (default none). */
   options?: Record<string, unknown>;
+  /** Its tools reshaped: a name prefix, scopes, tools hidden, renamed or re-described, arguments fixed or narrowed. */
+  change?: PackChange;
+  /** A database of its own (default: the one every other pack shares). */
+  database?: PackDatabase;
+}
+
+/** The entry's pack over an opened store (undefined for a pack with no store), reshaped as its entry says. */
+export function buildPack(entry: PackEntry, store: PackStore | undefined): Pack {
+  const pack = entry.descriptor.pack({ store: store as PackStore, options: entry.options ?? {} });
+  if (entry.change === undefined) return pack;
+  try {
+    return reshapePack(pack, entry.change);
+  } catch (error) {
+    if (!(error instanceof DefinitionError)) throw error;
+    // A reshaped tool's problem is named by the tool's path in the change.
+    const tool = /^Reshaped tool "([^"]+)"$/.exec(error.definition)?.[1];
+    throw new PackConfigError(
+      `pack "${entry.name}": ${tool === undefined ? "" : `tools.${tool}.`}${definitionProblem(error)}`,
+    );
+  }
+}
+
+/** A DefinitionError's own words, without the definition it names and the rule. */
+export function definitionProblem(error: DefinitionError): string {
+  return error.message.slice(error.definition.length + 2).replace(/ \[[A-Z0-9]+\]$/, "");
 }
 
 /** The built-in packs' descriptors, by name. */

@@ -2,6 +2,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { openSqlite } from "@toolshed/storage";
+import { createTestSchema, pgReachable } from "@toolshed/storage/postgres";
 import { connectPack } from "@toolshed/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -14,6 +16,7 @@ import {
   openPacks,
 } from "../src/index.js";
 
+const reachable = await pgReachable();
 const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
 // Config folders live under this package, so a pack found by path resolves its imports here.
 const made: string[] = [];
@@ -186,6 +189,161 @@ describe("loadConfigFile", () => {
     expect((missing as Error).message).toMatch(
       /nowhere\.json has a problem:\n {2}\(file\): does not exist; give --config the path of a JSON file such as \.\/toolshed\.config\.json$/,
     );
+  });
+});
+
+describe("a database per pack", () => {
+  it("keeps a pack with a database of its own in its own SQLite file, the others and the tasks in the shared one", async () => {
+    const { dir, file } = folderWith({
+      packs: { "@toolshed/notes": { database: "notes.db" }, "@toolshed/tickets": {} },
+    });
+    const loaded = await loadConfigFile(file, {});
+    expect(loaded.packs?.map((p) => p.database)).toEqual([{ db: join(dir, "notes.db") }, undefined]);
+    const opened = await openPacks({ db: join(dir, "shared.db"), demo: true, packs: loaded.packs ?? [] });
+    try {
+      expect(opened.names).toEqual(["notes", "tickets"]);
+      expect(await opened.readiness()).toEqual({ ready: true });
+      const tables = (path: string) => {
+        const db = openSqlite(path, { readonly: true });
+        try {
+          return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+            (row) => row.name,
+          );
+        } finally {
+          db.close();
+        }
+      };
+      expect(tables(join(dir, "notes.db"))).toContain("notes");
+      expect(tables(join(dir, "notes.db"))).not.toContain("tickets");
+      expect(tables(join(dir, "shared.db"))).toEqual(expect.arrayContaining(["tickets"]));
+      expect(tables(join(dir, "shared.db"))).not.toContain("notes");
+      expect(opened.tasksDatabase).toBeDefined();
+      const connection = await connectPack(opened.packs, { closePacks: false });
+      try {
+        const note = await connection.call("get_note", { title: "groceries" });
+        expect(note.isError).toBeFalsy();
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it.skipIf(!reachable)("serves one pack from PostgreSQL beside the others on SQLite", async () => {
+    const pg = await createTestSchema();
+    try {
+      const { dir, file } = folderWith({
+        packs: {
+          "@toolshed/notes": {},
+          "@toolshed/crm": { database: "${PG_URL}", databaseSchema: pg.schema },
+        },
+      });
+      const loaded = await loadConfigFile(file, { PG_URL: pg.url });
+      const opened = await openPacks({ db: join(dir, "shared.db"), demo: true, packs: loaded.packs ?? [] });
+      try {
+        expect(await opened.readiness()).toEqual({ ready: true });
+        const rows = await pg.pool().query("SELECT count(*)::int AS n FROM crm_accounts");
+        expect(rows.rows[0]?.n).toBeGreaterThan(0);
+        const connection = await connectPack(opened.packs, { closePacks: false });
+        try {
+          const found = await connection.call("crm_search_accounts", { query: "ac" });
+          expect(found.isError, JSON.stringify(found.content)).toBeFalsy();
+        } finally {
+          await connection.close();
+        }
+      } finally {
+        await opened.close();
+      }
+    } finally {
+      await pg.drop();
+    }
+  });
+
+  it("takes a PostgreSQL URL for one pack and refuses a schema without one", async () => {
+    const { file } = folderWith({
+      packs: { "@toolshed/crm": { database: "postgres://127.0.0.1:5432/test", databaseSchema: "crm_only" } },
+    });
+    expect((await loadConfigFile(file, {})).packs?.[0]?.database).toEqual({
+      databaseUrl: "postgres://127.0.0.1:5432/test",
+      databaseSchema: "crm_only",
+    });
+    expect(await problemsOf({ packs: { "@toolshed/crm": { databaseSchema: "crm_only" } } })).toEqual([
+      { path: 'packs["@toolshed/crm"].databaseSchema', message: "needs a PostgreSQL database in database" },
+    ]);
+  });
+});
+
+describe("transforms in the file", () => {
+  it("reshape what a real MCP client sees and what a call may send, on a built-in pack and one with no store", async () => {
+    const { file } = folderWith({
+      packs: {
+        "@toolshed/notes": {
+          prefix: "kb_",
+          tools: {
+            delete_note: { hide: true },
+            update_note: { hide: true },
+            search_notes: { name: "find", description: "Find notes", arguments: { limit: { maximum: 5 } } },
+          },
+        },
+        "../weather-pack": { tools: { get_forecast: { arguments: { city: { value: "Oslo" } } } } },
+      },
+    });
+    const loaded = await loadConfigFile(file, {});
+    const opened = await openPacks({ db: ":memory:", demo: true, packs: loaded.packs ?? [] });
+    const connection = await connectPack(opened.packs, { closePacks: false });
+    try {
+      const tools = await connection.listTools();
+      expect(tools.map((t) => t.name)).toEqual([
+        "kb_get_note",
+        "kb_find",
+        "kb_list_notes",
+        "kb_create_note",
+        "get_forecast",
+      ]);
+      const find = tools.find((t) => t.name === "kb_find");
+      expect(find?.description).toBe("Find notes");
+      expect(find?.inputSchema.properties?.limit).toMatchObject({ maximum: 5 });
+      expect(tools.find((t) => t.name === "get_forecast")?.inputSchema.properties).toEqual({});
+
+      const refused = await connection.call("kb_find", { query: "milk", limit: 20 });
+      expect(refused.isError).toBe(true);
+      expect(refused.content).toEqual([
+        { type: "text", text: "Invalid arguments for tool kb_find:\nlimit: must be at most 5 (got 20)" },
+      ]);
+      expect((await connection.call("kb_find", { query: "milk", limit: 5 })).isError).toBeFalsy();
+      const forecast = await connection.call("get_forecast", {});
+      expect(forecast.content).toEqual([{ type: "text", text: "Oslo: 21 degrees (metric)" }]);
+      // A hidden tool is unknown, and no hint names it.
+      await expect(connection.call("delete_note", { title: "groceries" })).rejects.toThrowError(
+        "Unknown tool: delete_note. Closest tools: kb_get_note, kb_create_note, kb_list_notes",
+      );
+    } finally {
+      await connection.close();
+      await opened.close();
+    }
+  });
+
+  it("a transform naming no tool or widening a bound is a problem at its path, before anything starts", async () => {
+    expect(
+      await problemsOf({
+        packs: {
+          "@toolshed/notes": { tools: { get_notes: { hide: true } } },
+          "@toolshed/crm": { prefix: "x y" },
+          "../weather-pack": { tools: { get_forecast: { arguments: { city: { maxLength: 500 } } } } },
+        },
+      }),
+    ).toEqual([
+      { path: 'packs["@toolshed/crm"].prefix', message: expect.stringMatching(/^must match the pattern/) },
+      {
+        path: 'packs["@toolshed/notes"].tools.get_notes',
+        message: expect.stringMatching(/^names no tool of the pack; did you mean "get_note"\? Its tools: get_note, /),
+      },
+      {
+        path: 'packs["../weather-pack"].tools.get_forecast.arguments.city.maxLength',
+        message: "500 would widen the tool's own maxLength 100; a transform can only narrow a bound",
+      },
+    ]);
   });
 });
 

@@ -58,6 +58,13 @@ export {
   type PromptDefinition,
 } from "./prompt.js";
 export {
+  type ArgumentChange,
+  type PackChange,
+  reshapePack,
+  reshapeTool,
+  type ToolChange,
+} from "./reshape.js";
+export {
   type Completer,
   type CompletionContext,
   defineResource,
