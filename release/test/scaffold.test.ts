@@ -1,7 +1,18 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, expect, it } from "vitest";
 import { cleanEnv } from "../scripts/lib/npm-project.mjs";
@@ -42,7 +53,7 @@ function run(command: string, args: string[], cwd: string) {
 // npm install builds better-sqlite3 from source: over ten minutes on a loaded 2-core machine.
 it("create-toolshed-pack from its tarball writes a pack whose own npm test and npm run build pass", {
   timeout: 1_800_000,
-}, () => {
+}, async () => {
   const ours = [
     ...new Set([
       "create-toolshed-pack",
@@ -126,4 +137,63 @@ await pack.close();
     descriptor: ["packDescriptor", "my", "0.1.0"],
   });
   expect(existsSync(join(project, "node_modules", "@toolshed", "testing", "dist", "index.js"))).toBe(true);
+
+  // A team serves it beside @toolshed/notes with no server code: installed in a folder's
+  // node_modules, named in toolshed.config.json, served by toolshed-stdio over real stdio.
+  const team = join(work, "team");
+  mkdirSync(join(team, "node_modules"), { recursive: true });
+  symlinkSync(project, join(team, "node_modules", "my-pack"), "dir");
+  writeFileSync(
+    join(team, "toolshed.config.json"),
+    JSON.stringify({ packs: { "@toolshed/notes": {}, "my-pack": {} }, server: { db: "team.db" } }),
+  );
+  const stdioCli = fileURLToPath(new URL("../../apps/stdio-server/dist/cli.js", import.meta.url));
+  const checked = run(process.execPath, [stdioCli, "--check-config"], team);
+  expect(checked.status, checked.output).toBe(0);
+  expect(checked.output).toContain(
+    "  my 0.1.0: Items: add one and read it back, with an item resource and a review prompt\n",
+  );
+  expect(checked.output).toContain("    tools: my_get_item, my_add_item\n");
+  const answers = await stdioSession(stdioCli, team, [
+    { method: "tools/call", params: { name: "my_add_item", arguments: { text: "from the team's shed" } } },
+    { method: "tools/call", params: { name: "my_get_item", arguments: { id: 1 } } },
+    { method: "tools/call", params: { name: "my_get_item", arguments: { id: 99 } } },
+    { method: "tools/call", params: { name: "get_note", arguments: { title: "none" } } },
+  ]);
+  expect(answers[0]).toMatchObject({ result: { structuredContent: { id: 1, text: "from the team's shed" } } });
+  expect(answers[1]).toMatchObject({ result: { structuredContent: { id: 1, text: "from the team's shed" } } });
+  // The pack's errors keep the taxonomy across its own copy of @toolshed/errors.
+  expect(answers[2]).toMatchObject({
+    result: { isError: true, _meta: { "toolshed.dev/error": { code: "not_found" } } },
+  });
 });
+
+/** Starts toolshed-stdio in `cwd`, initializes, sends each request in turn and returns the answers. */
+async function stdioSession(cli: string, cwd: string, requests: { method: string; params: unknown }[]) {
+  const child = spawn(process.execPath, [cli], { cwd, env: userEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  const lines = createInterface({ input: child.stdout });
+  const pending = new Map<number, (answer: Record<string, unknown>) => void>();
+  lines.on("line", (line) => {
+    const message = JSON.parse(line) as Record<string, unknown>;
+    if (typeof message.id === "number") pending.get(message.id)?.(message);
+  });
+  const ask = (id: number, method: string, params: unknown) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      pending.set(id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    });
+  try {
+    await ask(0, "initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "scaffold-test", version: "1" },
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    const answers = [];
+    for (const [i, request] of requests.entries()) answers.push(await ask(i + 1, request.method, request.params));
+    return answers;
+  } finally {
+    child.stdin.end();
+    await new Promise((resolve) => child.once("exit", resolve));
+  }
+}

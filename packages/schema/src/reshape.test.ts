@@ -82,6 +82,23 @@ describe("reshapeTool", () => {
     expect(reshaped.parseArguments({ query: "" })).toMatchObject({ success: false, issues: [{ path: "query" }] });
   });
 
+  it("drops a fixed argument's x-mcp-header: a client no longer sends it", () => {
+    const sharded = defineTool({
+      name: "query",
+      description: "Run a query",
+      input: z.object({
+        sql: z.string().max(1000).describe("SQL"),
+        region: z.string().max(20).describe("Region").meta({ "x-mcp-header": "Region" }),
+        shard: z.number().int().optional().describe("Shard").meta({ "x-mcp-header": "Shard" }),
+      }),
+      annotations: { readOnlyHint: true },
+      handler: () => "ok",
+    });
+    const fixed = reshapeTool(sharded, { arguments: { region: { value: "eu" } } });
+    expect(fixed.headerParams).toEqual([{ name: "Shard", path: ["shard"], type: "integer" }]);
+    expect(sharded.headerParams).toHaveLength(2);
+  });
+
   it("refuses a change that would widen a bound, fit no argument, or fix a value the tool refuses", () => {
     expect(() => reshapeTool(search, { arguments: { limit: { maximum: 100 } } })).toThrowError(
       "arguments.limit.maximum 100 would widen the tool's own maximum 50; a transform can only narrow a bound",

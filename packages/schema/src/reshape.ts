@@ -215,7 +215,7 @@ export function reshapeTool(tool: AnyTool, change: ToolChange): AnyTool {
     description,
     inputSchema,
     listing,
-    headerParams: tool.headerParams.filter((p) => !fixed.has(p.name)),
+    headerParams: tool.headerParams.filter((p) => !fixed.has(p.path[0] ?? "")),
     parseArguments,
   });
 }
