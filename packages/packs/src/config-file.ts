@@ -4,7 +4,14 @@ import { pathToFileURL } from "node:url";
 import { type AnyPackDescriptor, isPackDescriptor, type PackChange, parseArguments } from "@toolshed/schema";
 import { z } from "zod";
 import { redactDatabaseUrl } from "./database-url.js";
-import { BUILT_IN_PACKS, buildPack, checkedOptions, type PackDatabase, type PackEntry } from "./pack-entry.js";
+import {
+  BUILT_IN_PACKS,
+  buildPack,
+  checkedOptions,
+  type PackDatabase,
+  type PackEntry,
+  PackOptionsError,
+} from "./pack-entry.js";
 import { PACK_NAMES, PackConfigError, type PackName } from "./pack-names.js";
 
 /** The file both servers read when it exists and no --config is given. */
@@ -474,15 +481,15 @@ export async function loadConfigFile(path: string, env: Env = process.env): Prom
         packs.push(packEntry);
         sources[key] = loaded.source;
       } catch (error) {
-        // checkedOptions says `pack "x" options: a: …; b: …`: one problem per option, at its path.
-        const detail = (error as Error).message.replace(/^pack "[^"]*" options: /, "");
-        for (const part of detail.split("; ")) {
-          const colon = /^([^\s:]+): (.*)$/.exec(part);
-          problems.push(
-            colon
-              ? { path: `${at}.options.${colon[1]}`, message: colon[2] ?? part }
-              : { path: `${at}.options`, message: part },
-          );
+        if (!(error instanceof PackOptionsError)) {
+          problems.push({ path: at, message: (error as Error)?.message ?? String(error) });
+          continue;
+        }
+        for (const problem of error.problems) {
+          problems.push({
+            path: `${at}.options${problem.path === "" ? "" : `.${problem.path}`}`,
+            message: problem.message,
+          });
         }
       }
     }

@@ -1,4 +1,5 @@
 import { toolshedPack as crm } from "@toolshed/crm";
+import { didYouMean } from "@toolshed/errors";
 import { toolshedPack as notes } from "@toolshed/notes";
 import {
   type AnyPackDescriptor,
@@ -56,14 +57,40 @@ export function definitionProblem(error: DefinitionError): string {
 /** The built-in packs' descriptors, by name. */
 export const BUILT_IN_PACKS: Readonly<Record<PackName, AnyPackDescriptor>> = Object.freeze({ notes, tickets, crm });
 
+/** Options a pack does not take: each problem with its option's path (`units`, `limits.max`). */
+export class PackOptionsError extends PackConfigError {
+  readonly problems: readonly { path: string; message: string }[];
+  constructor(pack: string, problems: readonly { path: string; message: string }[]) {
+    const lines = problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`));
+    super(`pack "${pack}" options: ${lines.join("; ")}`);
+    this.problems = problems;
+  }
+}
+
 /** An entry's options checked against its descriptor's schema; a problem names each option and what works. */
 export function checkedOptions(entry: PackEntry): Record<string, unknown> {
   const parsed = parseArguments(entry.descriptor.options as never, entry.options ?? {});
   if (parsed.success) return parsed.data as Record<string, unknown>;
-  const problems = parsed.issues.map((issue) =>
-    issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`,
-  );
-  throw new PackConfigError(`pack "${entry.name}" options: ${problems.join("; ")}`);
+  const known = Object.keys((entry.descriptor.optionsJsonSchema.properties as object | undefined) ?? {});
+  const problems = parsed.issues.flatMap((issue) => {
+    // A strict options object names unknown keys at its root: one problem per key, with what it takes.
+    if (issue.path === "" && issue.message.startsWith("unknown key")) {
+      return [...issue.message.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map(([, key = ""]) => {
+        const meant = didYouMean(key, known);
+        const takes = known.length === 0 ? "this pack takes no options" : `its options: ${known.join(", ")}`;
+        const message = `unknown option; ${meant === undefined ? takes : `did you mean "${meant}"? ${takes[0]?.toUpperCase()}${takes.slice(1)}`}`;
+        return { path: key, message };
+      });
+    }
+    // The hints speak of a tool's arguments; these are a pack's options.
+    return [
+      {
+        path: issue.path,
+        message: issue.message.replace(/\barguments?\b/g, (w) => (w.endsWith("s") ? "options" : "option")),
+      },
+    ];
+  });
+  throw new PackOptionsError(entry.name, problems);
 }
 
 /** The pack's SQLite store kind, undefined for a pack with no store; one kept only on PostgreSQL is refused. */

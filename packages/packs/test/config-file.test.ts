@@ -154,7 +154,7 @@ describe("loadConfigFile", () => {
       },
     });
     expect(problems).toEqual([
-      { path: 'packs["@toolshed/notes"].options', message: 'unknown key "verbose"' },
+      { path: 'packs["@toolshed/notes"].options.verbose', message: "unknown option; this pack takes no options" },
       {
         path: 'packs["no-such-pack"]',
         message: expect.stringMatching(
@@ -174,6 +174,13 @@ describe("loadConfigFile", () => {
       },
       { path: 'packs["../weather-pack"].options.units', message: 'must be one of "metric", "imperial" (got "kelvin")' },
       { path: 'packs["@toolshed/crm"].options.timeoutMs', message: "must be at least 1 (got 0)" },
+    ]);
+    // A pack whose options object is not strict: the same words.
+    expect(await problemsOf({ packs: { "../weather-pack": { options: { unit: "metric" } } } })).toEqual([
+      {
+        path: 'packs["../weather-pack"].options.unit',
+        message: 'unknown option; did you mean "units"? Valid options: units',
+      },
     ]);
   });
 

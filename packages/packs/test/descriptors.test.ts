@@ -117,7 +117,7 @@ describe("openPacks with descriptors", () => {
     });
     await expect(open).rejects.toThrowError(PackConfigError);
     await expect(open).rejects.toThrowError(
-      'pack "weather" options: units: must be one of "metric", "imperial" (got "kelvin"); unknown key "unit"',
+      'pack "weather" options: units: must be one of "metric", "imperial" (got "kelvin"); unit: unknown option; did you mean "units"? Its options: units',
     );
   });
 
