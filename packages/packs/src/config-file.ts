@@ -279,6 +279,8 @@ export interface LoadedConfig {
   env: Record<string, string>;
   /** The settings it gave, by name. */
   settings: ServerSettingName[];
+  /** The JSON paths whose values came from `${VAR}` (never printed: they may be secrets). */
+  fromEnv: string[];
 }
 
 const BUILT_IN_PACKAGES: Record<string, keyof typeof BUILT_IN_PACKS> = {
@@ -422,7 +424,8 @@ export async function loadConfigFile(path: string, env: Env = process.env): Prom
     throw new ConfigFileError(file, [{ path: "", message: `is not JSON: ${(error as Error).message}` }]);
   }
   const problems: ConfigProblem[] = [];
-  const expanded = expandEnv(raw, [], env, problems);
+  const fromEnv = new Set<string>();
+  const expanded = expandEnv(raw, [], env, problems, fromEnv);
   const parsed = parseArguments(configFileSchema, expanded);
   let config: z.output<typeof configFileSchema>;
   if (parsed.success) config = parsed.data as z.output<typeof configFileSchema>;
@@ -514,7 +517,14 @@ export async function loadConfigFile(path: string, env: Env = process.env): Prom
     }
     settingsEnv[spec.env] = text;
   }
-  return { file, ...(packs === undefined ? {} : { packs }), sources, env: settingsEnv, settings };
+  return {
+    file,
+    ...(packs === undefined ? {} : { packs }),
+    sources,
+    env: settingsEnv,
+    settings,
+    fromEnv: [...fromEnv],
+  };
 }
 
 type EntryConfig = z.output<typeof packEntrySchema>;
@@ -625,9 +635,16 @@ function jsonKey(key: string): string {
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** Every string with `${VAR}` references filled in from env; a variable that is not set is a problem. */
-function expandEnv(value: unknown, path: string[], env: Env, problems: ConfigProblem[]): unknown {
+function expandEnv(
+  value: unknown,
+  path: string[],
+  env: Env,
+  problems: ConfigProblem[],
+  expanded?: Set<string>,
+): unknown {
   if (typeof value === "string") {
     if (!value.includes("${")) return value;
+    expanded?.add(path.join(""));
     return value.replace(ENV_REF, (whole, name: string, fallback: string | undefined) => {
       const found = env[name];
       if (found !== undefined && found !== "") return found;
@@ -639,12 +656,14 @@ function expandEnv(value: unknown, path: string[], env: Env, problems: ConfigPro
       return whole;
     });
   }
-  if (Array.isArray(value)) return value.map((item, i) => expandEnv(item, [...path, `[${i}]`], env, problems));
+  if (Array.isArray(value)) {
+    return value.map((item, i) => expandEnv(item, [...path, `[${i}]`], env, problems, expanded));
+  }
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       Object.defineProperty(out, key, {
-        value: expandEnv(item, [...path, path.length === 0 ? key : jsonKey(key)], env, problems),
+        value: expandEnv(item, [...path, path.length === 0 ? key : jsonKey(key)], env, problems, expanded),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -756,18 +775,35 @@ export async function describeConfig(
   const entries: PackEntry[] = packs.map((choice) =>
     typeof choice === "string" ? { name: choice, descriptor: BUILT_IN_PACKS[choice], options: {} } : choice,
   );
+  const keyOf = (entry: PackEntry) => {
+    const i = loaded?.packs?.indexOf(entry) ?? -1;
+    return i < 0 ? undefined : Object.keys(loaded?.sources ?? {})[i];
+  };
   const sourceOf = (entry: PackEntry) => {
-    const i = loaded?.packs?.indexOf(entry as PackEntry) ?? -1;
-    const key = i < 0 ? undefined : Object.keys(loaded?.sources ?? {})[i];
+    const key = keyOf(entry);
     if (key !== undefined) return `${key} (${loaded?.sources[key]})`;
     return `@toolshed/${entry.name} (built in)`;
+  };
+  // Options from ${VAR} may be secrets: their values are not printed.
+  const shown = (entry: PackEntry) => {
+    const key = keyOf(entry);
+    const base = key === undefined ? undefined : `packs${jsonKey(key)}.options`;
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(entry.options ?? {})) {
+      const at = `${base}${jsonKey(name)}`;
+      const secret =
+        base !== undefined &&
+        (loaded?.fromEnv ?? []).some((p) => p === at || p.startsWith(`${at}.`) || p.startsWith(`${at}[`));
+      out[name] = secret ? "(from the environment)" : value;
+    }
+    return out;
   };
   lines.push(`packs (${entries.length}):`);
   for (const entry of entries) {
     const tools = await toolNamesOf(entry);
     lines.push(`  ${entry.name} ${entry.descriptor.version}: ${entry.descriptor.description}`);
     lines.push(`    from ${sourceOf(entry)}`);
-    if (Object.keys(entry.options ?? {}).length > 0) lines.push(`    options ${JSON.stringify(entry.options)}`);
+    if (Object.keys(entry.options ?? {}).length > 0) lines.push(`    options ${JSON.stringify(shown(entry))}`);
     if (entry.database !== undefined) {
       const { db, databaseUrl, databaseSchema } = entry.database;
       const where =

@@ -365,6 +365,15 @@ describe("finding the file", () => {
     expect(await findConfigFile(undefined, fixtures)).toBeUndefined();
   });
 
+  it("describes what would be served without printing a value that came from the environment", async () => {
+    const { file } = folderWith({ packs: { "../weather-pack": { options: { units: "${UNITS}" } } } });
+    const loaded = await loadConfigFile(file, { UNITS: "imperial" });
+    expect(loaded.packs?.[0]?.options).toEqual({ units: "imperial" });
+    const text = await describeConfig(loaded, loaded.packs ?? []);
+    expect(text).toContain('    options {"units":"(from the environment)"}\n');
+    expect(text).not.toContain("imperial");
+  });
+
   it("describes what would be served", async () => {
     const { file } = folderWith({
       packs: { "../weather-pack": { options: { units: "imperial" } } },
