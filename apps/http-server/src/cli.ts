@@ -1,12 +1,5 @@
 import { HttpConfigError } from "@toolshed/http";
-import {
-  ConfigFileError,
-  configFlagOf,
-  describeConfig,
-  findConfigFile,
-  type LoadedConfig,
-  loadConfigFile,
-} from "@toolshed/packs";
+import { ConfigFileError, describeConfig, type LoadedConfig, readServerConfig } from "@toolshed/packs";
 import { BIN_NAME, parseHttpArgs, usageText } from "./args.js";
 import { startHttpServer } from "./serve.js";
 import { VERSION } from "./version.js";
@@ -17,12 +10,10 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-/** The config file (--config, TOOLSHED_CONFIG or ./toolshed.config.json), read and checked; none for --help. */
+/** The config file (readServerConfig); one with problems is exit 2. */
 async function readConfig(argv: readonly string[]): Promise<LoadedConfig | undefined> {
-  if (argv.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")) return undefined;
   try {
-    const file = await findConfigFile(configFlagOf(argv) ?? (process.env.TOOLSHED_CONFIG?.trim() || undefined));
-    return file === undefined ? undefined : await loadConfigFile(file, process.env);
+    return await readServerConfig(argv);
   } catch (error) {
     if (error instanceof ConfigFileError) fail(error.message, 2);
     throw error;

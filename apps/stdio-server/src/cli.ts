@@ -1,12 +1,5 @@
 #!/usr/bin/env node
-import {
-  ConfigFileError,
-  configFlagOf,
-  describeConfig,
-  findConfigFile,
-  type LoadedConfig,
-  loadConfigFile,
-} from "@toolshed/packs";
+import { ConfigFileError, describeConfig, type LoadedConfig, readServerConfig } from "@toolshed/packs";
 import { BIN_NAME, parseStdioArgs, StdioUsageError, usageText } from "./args.js";
 import { type RunningStdioServer, runStdioServer } from "./run.js";
 import { packageVersion } from "./version.js";
@@ -34,12 +27,10 @@ async function exit(code: number): Promise<never> {
   process.exit(code);
 }
 
-/** The config file (--config, TOOLSHED_CONFIG or ./toolshed.config.json), read and checked; none for --help. */
+/** The config file (readServerConfig); one with problems is exit 2. */
 async function readConfig(argv: readonly string[]): Promise<LoadedConfig | undefined> {
-  if (argv.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")) return undefined;
   try {
-    const file = await findConfigFile(configFlagOf(argv) ?? (process.env.TOOLSHED_CONFIG?.trim() || undefined));
-    return file === undefined ? undefined : await loadConfigFile(file, process.env);
+    return await readServerConfig(argv);
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;
     // --check-config prints the problems one per line; serving keeps stderr to one line.

@@ -749,6 +749,21 @@ async function resolvePathEntry(target: string): Promise<string> {
   return pathToFileURL(main).href;
 }
 
+/**
+ * A server bin's config file: `--config FILE`, else `TOOLSHED_CONFIG`, else `./toolshed.config.json`
+ * when it exists; read and checked (ConfigFileError), or undefined when there is none or the bin
+ * was asked only for `--help` or `--version`.
+ */
+export async function readServerConfig(
+  argv: readonly string[],
+  env: Env = process.env,
+  cwd: string = process.cwd(),
+): Promise<LoadedConfig | undefined> {
+  if (argv.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")) return undefined;
+  const file = await findConfigFile(configFlagOf(argv) ?? (env.TOOLSHED_CONFIG?.trim() || undefined), cwd);
+  return file === undefined ? undefined : await loadConfigFile(file, env);
+}
+
 /** The value of `--config FILE` (or `--config=FILE`) among a server's arguments. */
 export function configFlagOf(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {

@@ -17,6 +17,7 @@ export {
   findConfigFile,
   type LoadedConfig,
   loadConfigFile,
+  readServerConfig,
   SERVER_SETTINGS,
   type ServerSettingName,
 } from "./config-file.js";
