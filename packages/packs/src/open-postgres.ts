@@ -2,7 +2,7 @@ import type { Pack, PackStore, PostgresPackStore } from "@toolshed/schema";
 import type { PgPool } from "@toolshed/storage/postgres";
 import { explainDatabaseError } from "./database-errors.js";
 import { DatabaseConnectError, redactDatabaseUrl } from "./database-url.js";
-import { buildPack, type PackEntry, postgresStoreOf } from "./pack-entry.js";
+import { openEntries, type PackEntry, postgresStoreOf } from "./pack-entry.js";
 import type { OpenedStores } from "./stores.js";
 
 export interface PostgresPacksOptions {
@@ -106,21 +106,9 @@ async function storeOpeners(entries: readonly PackEntry[]) {
         ? {}
         : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
     };
-    const packs: Pack[] = [];
-    for (const { entry, kind } of opening) {
-      const { descriptor } = entry;
-      if (kind === undefined) {
-        packs.push(buildPack(entry, undefined));
-        continue;
-      }
-      const store = await kind.open(pool, storeOptions);
-      closers.push(async () => {
-        await store.close();
-      });
-      if (options.demo) await descriptor.seedDemo?.(store);
-      packs.push(buildPack(entry, store));
-    }
-    return packs;
+    return openEntries(opening, (kind) => kind.open(pool, storeOptions), closers, {
+      ...(options.demo === undefined ? {} : { demo: options.demo }),
+    });
   };
   return { schemas: opening.flatMap(({ kind }) => (kind === undefined ? [] : [kind.schema])), open };
 }

@@ -8,7 +8,7 @@ import {
   type SqliteDriverChoice,
 } from "@toolshed/storage";
 import { explainDatabaseError } from "./database-errors.js";
-import { buildPack, type PackEntry, sqliteStoreOf } from "./pack-entry.js";
+import { openEntries, type PackEntry, sqliteStoreOf } from "./pack-entry.js";
 import { WriteFailures } from "./readiness.js";
 import { resolveSqliteDriver } from "./sqlite-driver.js";
 import type { OpenedStores } from "./stores.js";
@@ -77,20 +77,14 @@ async function openStores(
   const watched = <T extends object>(store: T): T => failures?.watch(store) ?? store;
   let tasksDatabase: SqliteDatabase | undefined;
   try {
-    for (const { entry, kind } of opening) {
-      const { descriptor } = entry;
-      if (kind === undefined) {
-        packs.push(buildPack(entry, undefined));
-        continue;
-      }
-      // The driver was picked by openSqlitePacks: never `auto` here.
-      const store = await kind.open(db, storeOptions as typeof storeOptions & { driver?: SqliteDriver });
-      closers.push(async () => {
-        await store.close();
-      });
-      if (options.demo) await descriptor.seedDemo?.(store);
-      packs.push(buildPack(entry, watched(store)));
-    }
+    // The driver was picked by openSqlitePacks: never `auto` here.
+    const using = storeOptions as typeof storeOptions & { driver?: SqliteDriver };
+    packs.push(
+      ...(await openEntries(opening, (kind) => kind.open(db, using), closers, {
+        ...(options.demo === undefined ? {} : { demo: options.demo }),
+        watch: watched,
+      })),
+    );
     // The tasks extension's table, on a connection of its own (it also makes the file with no pack).
     if (!options.readOnly && options.tasks !== false) {
       tasksDatabase = openSqlite(db, options.sqliteDriver === undefined ? {} : { driver: options.sqliteDriver });

@@ -49,6 +49,33 @@ export function buildPack(entry: PackEntry, store: PackStore | undefined): Pack 
   }
 }
 
+/**
+ * Each entry's store opened with `open` (none for a pack with no store), seeded when `demo`, and
+ * its pack built over it (through `watch`, which readiness uses to hear of failed writes). Each
+ * store's close goes to `closers`, so the caller closes what opened before a failure.
+ */
+export async function openEntries<K>(
+  opening: readonly { entry: PackEntry; kind: K | undefined }[],
+  open: (kind: K) => Promise<PackStore> | PackStore,
+  closers: Array<() => Promise<void>>,
+  options: { demo?: boolean; watch?: <T extends object>(store: T) => T },
+): Promise<Pack[]> {
+  const packs: Pack[] = [];
+  for (const { entry, kind } of opening) {
+    if (kind === undefined) {
+      packs.push(buildPack(entry, undefined));
+      continue;
+    }
+    const store = await open(kind);
+    closers.push(async () => {
+      await store.close();
+    });
+    if (options.demo) await entry.descriptor.seedDemo?.(store);
+    packs.push(buildPack(entry, options.watch ? options.watch(store) : store));
+  }
+  return packs;
+}
+
 /** A DefinitionError's own words, without the definition it names and the rule. */
 export function definitionProblem(error: DefinitionError): string {
   return error.message.slice(error.definition.length + 2).replace(/ \[[A-Z0-9]+\]$/, "");
